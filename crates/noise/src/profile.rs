@@ -1,0 +1,461 @@
+//! Noise profiles: how (seed, position, vocabulary index) becomes an
+//! exponential variate `E` and its logarithm. spec: NOISE.md §2-§6.
+
+use crate::libdevice;
+use crate::math;
+use crate::philox::{philox4x32_10, seed_key, Counter};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which noise feeds the exponential race. spec: NOISE.md §3.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoiseProfile {
+    /// 128-bit uniform, `E` to full binary64 accuracy (tail to ~89 nats). The default.
+    #[default]
+    Exact,
+    /// 52-bit midpoint uniform from two Philox words (tail to ~36.7 nats).
+    F64,
+    /// 24-bit uniform, `E` rounded to binary32 (tail to ~16.6 nats), like torch's float32 race.
+    F32,
+    /// The Megatron/Triton request-seed layout with libdevice `logf` (tail to ~21.5 nats,
+    /// plus the clamped zero at 87.3).
+    Triton,
+}
+
+impl NoiseProfile {
+    /// Every profile, in spec order.
+    pub const ALL: [NoiseProfile; 4] = [Self::Exact, Self::F64, Self::F32, Self::Triton];
+
+    /// The profile's name as written in the spec and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::F64 => "f64",
+            Self::F32 => "f32",
+            Self::Triton => "triton",
+        }
+    }
+
+    /// The numeric code used in device parameter arrays. spec: NOISE.md §3.
+    pub fn code(self) -> u32 {
+        match self {
+            Self::Exact => 0,
+            Self::F64 => 1,
+            Self::F32 => 2,
+            Self::Triton => 3,
+        }
+    }
+}
+
+impl fmt::Display for NoiseProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown profile name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown noise profile {0:?} (expected one of: exact, f64, f32, triton)")]
+pub struct UnknownProfile(pub String);
+
+impl FromStr for NoiseProfile {
+    type Err = UnknownProfile;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| UnknownProfile(s.to_owned()))
+    }
+}
+
+/// Stream tags: word 3 of every Philox counter. spec: NOISE.md §2.
+pub mod tag {
+    /// The Megatron/Triton layout (its word 3 is zero).
+    pub const TRITON: u32 = 0;
+    /// `exact`: lead words, one block per four vocabulary indices.
+    pub const EXACT_LEAD: u32 = 1;
+    /// `exact`: the three tail words of one index.
+    pub const EXACT_TAIL: u32 = 2;
+    /// `f64`: two words of one index.
+    pub const F64: u32 = 3;
+    /// `f32`: one word of one index.
+    pub const F32: u32 = 4;
+}
+
+/// The Philox counter `(c0, position low, position high, tag)`. spec: NOISE.md §2.
+#[inline(always)]
+pub fn counter(c0: u32, position: u64, tag: u32) -> Counter {
+    [c0, position as u32, (position >> 32) as u32, tag]
+}
+
+/// Philox block for `(seed, c0, position, tag)`.
+#[inline(always)]
+pub fn block(seed: u64, c0: u32, position: u64, tag: u32) -> [u32; 4] {
+    philox4x32_10(counter(c0, position, tag), seed_key(seed))
+}
+
+/// 2^-129.
+const TWO_M129: f64 = f64::from_bits((1023 - 129) << 52);
+/// 2^-53.
+const TWO_M53: f64 = f64::from_bits((1023 - 53) << 52);
+/// 2^-24 (binary32).
+const TWO_M24_F32: f32 = f32::from_bits((127 - 24) << 23);
+
+/// The `exact` profile. spec: NOISE.md §4.
+pub mod exact {
+    use super::*;
+
+    /// The lead block of indices `4b .. 4b+3`.
+    #[inline(always)]
+    pub fn lead_block(seed: u64, position: u64, b: u32) -> [u32; 4] {
+        block(seed, b, position, tag::EXACT_LEAD)
+    }
+
+    /// The lead word (most significant 32 bits of the uniform) of `index`.
+    #[inline]
+    pub fn lead_word(seed: u64, position: u64, index: u32) -> u32 {
+        lead_block(seed, position, index >> 2)[(index & 3) as usize]
+    }
+
+    /// The three tail words of `index` (words 0, 1, 2 of its tail block).
+    #[inline]
+    pub fn tail_words(seed: u64, position: u64, index: u32) -> [u32; 3] {
+        let t = block(seed, index, position, tag::EXACT_TAIL);
+        [t[0], t[1], t[2]]
+    }
+
+    /// The 128-bit grid point `k`; the uniform is `(k + 1/2) / 2^128`.
+    #[inline]
+    pub fn grid_point(lead: u32, tail: [u32; 3]) -> u128 {
+        (u128::from(lead) << 96)
+            | (u128::from(tail[0]) << 64)
+            | (u128::from(tail[1]) << 32)
+            | u128::from(tail[2])
+    }
+
+    /// The uniform `(k + 1/2) / 2^128` rounded to binary64 (for display).
+    pub fn uniform(k: u128) -> f64 {
+        if k >> 127 == 0 {
+            ((2 * k + 1) as f64) * TWO_M129
+        } else {
+            1.0 - ((2 * !k + 1) as f64) * TWO_M129
+        }
+    }
+
+    /// `E = -ln(1 - U)` for the grid point `k`, evaluated two-sided.
+    /// spec: NOISE.md §4.3.
+    #[inline]
+    pub fn variate(k: u128) -> f64 {
+        if k >> 127 == 0 {
+            let v = ((2 * k + 1) as f64) * TWO_M129;
+            -math::log1p(-v)
+        } else {
+            let w = ((2 * !k + 1) as f64) * TWO_M129;
+            -math::ln(w)
+        }
+    }
+
+    /// `ln E` for the grid point `k`: the race's noise term.
+    #[inline]
+    pub fn ln_variate(k: u128) -> f64 {
+        math::ln(variate(k))
+    }
+
+    /// A lower bound of `e + m` <= log2(x) for x >= 1 read off the binary64
+    /// bits (exponent plus mantissa fraction; the gap is at most 0.0861).
+    #[inline(always)]
+    fn log2_lower(x: u64) -> f64 {
+        let b = (x as f64).to_bits() >> 20;
+        (b as f64) * f64::from_bits((1023 - 32) << 52) - 1023.0
+    }
+
+    /// Slack that covers every rounding in [`ln_variate`] and in the bound itself.
+    const BOUND_SLACK: f64 = 1.0 / (1u64 << 30) as f64;
+
+    /// A lower bound on the computed [`ln_variate`] of every grid point whose
+    /// lead word is `lead`. spec: NOISE.md §4.4 (not normative: an
+    /// implementation may prune with it because it never excludes a winner).
+    #[inline(always)]
+    pub fn ln_variate_lower_bound(lead: u32) -> f64 {
+        if lead == 0 {
+            -129.0 * std::f64::consts::LN_2 - BOUND_SLACK
+        } else {
+            (log2_lower(u64::from(lead)) - 32.0) * std::f64::consts::LN_2 - BOUND_SLACK
+        }
+    }
+
+    /// An upper bound on the computed [`ln_variate`] of every grid point whose
+    /// lead word is `lead`.
+    #[inline(always)]
+    pub fn ln_variate_upper_bound(lead: u32) -> f64 {
+        if lead >= (1 << 31) - 1 {
+            // E <= -ln(2^-129) = 89.42, ln 89.42 = 4.4934.
+            4.5
+        } else {
+            let hi = u64::from(lead) + 1;
+            let v_hi = hi as f64 * f64::from_bits((1023 - 32) << 52);
+            (log2_lower(hi) + 0.0861 - 32.0) * std::f64::consts::LN_2 + 2.0 * v_hi + BOUND_SLACK
+        }
+    }
+}
+
+/// The `f64` profile: 52-bit midpoint uniform `u = (k + 1/2) / 2^52`,
+/// `E = -ln(u)`. spec: NOISE.md §5.
+pub mod f64p {
+    use super::*;
+
+    /// The two words used for `index` (words 0 and 1 of its block).
+    #[inline]
+    pub fn words(seed: u64, position: u64, index: u32) -> [u32; 2] {
+        let b = block(seed, index, position, tag::F64);
+        [b[0], b[1]]
+    }
+
+    /// The uniform, exact in binary64.
+    #[inline]
+    pub fn uniform(w: [u32; 2]) -> f64 {
+        let k = (u64::from(w[0]) << 20) | (u64::from(w[1]) >> 12);
+        ((2 * k + 1) as f64) * TWO_M53
+    }
+
+    /// `E = -ln(u)`.
+    #[inline]
+    pub fn variate(u: f64) -> f64 {
+        -math::ln(u)
+    }
+}
+
+/// The `f32` profile: 24-bit uniform `u = (j + 1) / 2^24`, `E` rounded to
+/// binary32 and clamped below at 2^-24. spec: NOISE.md §5.
+pub mod f32p {
+    use super::*;
+
+    /// The word used for `index` (word 0 of its block).
+    #[inline]
+    pub fn word(seed: u64, position: u64, index: u32) -> u32 {
+        block(seed, index, position, tag::F32)[0]
+    }
+
+    /// The uniform in (0, 1], exact in binary32.
+    #[inline]
+    pub fn uniform(w: u32) -> f32 {
+        ((w >> 8) + 1) as f32 * TWO_M24_F32
+    }
+
+    /// `E = max(f32(-ln u), 2^-24)`.
+    #[inline]
+    pub fn variate(u: f32) -> f32 {
+        let e = (-math::ln(f64::from(u))) as f32;
+        if e < TWO_M24_F32 {
+            TWO_M24_F32
+        } else {
+            e
+        }
+    }
+}
+
+/// The `triton` profile: Megatron's request-seed noise. spec: NOISE.md §6.
+pub mod triton {
+    use super::*;
+
+    /// The word used for `index` (word 0 of the block `(index, pos lo, pos hi, 0)`).
+    #[inline]
+    pub fn word(seed: u64, position: u64, index: u32) -> u32 {
+        block(seed, index, position, tag::TRITON)[0]
+    }
+
+    /// Triton's `uint_to_uniform_float` for a 32-bit word.
+    #[inline]
+    pub fn uniform(w: u32) -> f32 {
+        let x = w as i32;
+        let x = if x < 0 { !x } else { x };
+        (x as f32) * f32::from_bits(0x2FFF_FFFF)
+    }
+
+    /// Megatron's noise `-logf(max(u, FLT_MIN))`.
+    #[inline]
+    pub fn variate(u: f32) -> f32 {
+        -libdevice::logf(u.max(f32::MIN_POSITIVE))
+    }
+}
+
+/// `ln E` of one element under `profile`: the noise term of the race score.
+/// spec: NOISE.md §3.
+pub fn ln_variate(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> f64 {
+    match profile {
+        NoiseProfile::Exact => {
+            let k = exact::grid_point(
+                exact::lead_word(seed, position, index),
+                exact::tail_words(seed, position, index),
+            );
+            exact::ln_variate(k)
+        }
+        NoiseProfile::F64 => math::ln(f64p::variate(f64p::uniform(f64p::words(
+            seed, position, index,
+        )))),
+        NoiseProfile::F32 => math::ln(f64::from(f32p::variate(f32p::uniform(f32p::word(
+            seed, position, index,
+        ))))),
+        NoiseProfile::Triton => math::ln(f64::from(triton::variate(triton::uniform(
+            triton::word(seed, position, index),
+        )))),
+    }
+}
+
+/// One Philox evaluation and the words of it that a profile used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PhiloxCall {
+    /// The counter block.
+    pub counter: [u32; 4],
+    /// The key.
+    pub key: [u32; 2],
+    /// The output block.
+    pub output: [u32; 4],
+    /// Which output words were used, most significant first.
+    pub used: Vec<usize>,
+}
+
+/// Everything about the noise of one element, for display and audit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NoiseDraw {
+    /// The profile.
+    pub profile: NoiseProfile,
+    /// Request seed.
+    pub seed: u64,
+    /// Absolute position.
+    pub position: u64,
+    /// Vocabulary index.
+    pub index: u32,
+    /// The Philox calls, in the order the profile reads them.
+    pub philox: Vec<PhiloxCall>,
+    /// The uniform as binary64 (exact for `f64`, `f32`, `triton`; rounded for `exact`).
+    pub uniform: f64,
+    /// The 128-bit grid point of the `exact` profile.
+    pub grid_point: Option<u128>,
+    /// The binary32 uniform of the `f32` and `triton` profiles.
+    pub uniform_f32: Option<f32>,
+    /// The exponential variate `E` as binary64 (exact widening of the binary32 noise where
+    /// the profile's noise is binary32).
+    pub noise: f64,
+    /// The binary32 noise of the `f32` and `triton` profiles.
+    pub noise_f32: Option<f32>,
+    /// `ln E`, the race's noise term.
+    pub ln_noise: f64,
+}
+
+impl NoiseDraw {
+    /// Computes the noise of `(seed, position, index)` under `profile`.
+    pub fn new(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> Self {
+        let key = seed_key(seed);
+        let call = |c0: u32, tg: u32, used: Vec<usize>| {
+            let counter = counter(c0, position, tg);
+            PhiloxCall {
+                counter,
+                key,
+                output: philox4x32_10(counter, key),
+                used,
+            }
+        };
+        let mut d = NoiseDraw {
+            profile,
+            seed,
+            position,
+            index,
+            philox: Vec::new(),
+            uniform: 0.0,
+            grid_point: None,
+            uniform_f32: None,
+            noise: 0.0,
+            noise_f32: None,
+            ln_noise: 0.0,
+        };
+        match profile {
+            NoiseProfile::Exact => {
+                let lead = call(index >> 2, tag::EXACT_LEAD, vec![(index & 3) as usize]);
+                let tail = call(index, tag::EXACT_TAIL, vec![0, 1, 2]);
+                let k = exact::grid_point(
+                    lead.output[(index & 3) as usize],
+                    [tail.output[0], tail.output[1], tail.output[2]],
+                );
+                d.philox = vec![lead, tail];
+                d.grid_point = Some(k);
+                d.uniform = exact::uniform(k);
+                d.noise = exact::variate(k);
+            }
+            NoiseProfile::F64 => {
+                let c = call(index, tag::F64, vec![0, 1]);
+                d.uniform = f64p::uniform([c.output[0], c.output[1]]);
+                d.noise = f64p::variate(d.uniform);
+                d.philox = vec![c];
+            }
+            NoiseProfile::F32 => {
+                let c = call(index, tag::F32, vec![0]);
+                let u = f32p::uniform(c.output[0]);
+                let e = f32p::variate(u);
+                (d.uniform, d.uniform_f32, d.noise, d.noise_f32) =
+                    (f64::from(u), Some(u), f64::from(e), Some(e));
+                d.philox = vec![c];
+            }
+            NoiseProfile::Triton => {
+                let c = call(index, tag::TRITON, vec![0]);
+                let u = triton::uniform(c.output[0]);
+                let e = triton::variate(u);
+                (d.uniform, d.uniform_f32, d.noise, d.noise_f32) =
+                    (f64::from(u), Some(u), f64::from(e), Some(e));
+                d.philox = vec![c];
+            }
+        }
+        d.ln_noise = math::ln(d.noise);
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draw_agrees_with_ln_variate() {
+        for p in NoiseProfile::ALL {
+            for i in [0u32, 1, 2, 3, 4, 131071, u32::MAX] {
+                let d = NoiseDraw::new(p, 42, 1 << 33, i);
+                assert_eq!(
+                    d.ln_noise.to_bits(),
+                    ln_variate(p, 42, 1 << 33, i).to_bits()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn exact_bounds_hold_at_grid_extremes() {
+        for lead in [
+            0u32,
+            1,
+            2,
+            3,
+            1000,
+            1 << 20,
+            (1 << 31) - 2,
+            (1 << 31) - 1,
+            1 << 31,
+            u32::MAX,
+        ] {
+            for tail in [[0u32; 3], [u32::MAX; 3], [0x8000_0000, 0, 0]] {
+                let l = exact::ln_variate(exact::grid_point(lead, tail));
+                assert!(exact::ln_variate_lower_bound(lead) <= l, "lead {lead}");
+                assert!(exact::ln_variate_upper_bound(lead) >= l, "lead {lead}");
+            }
+        }
+    }
+
+    #[test]
+    fn triton_uniform_endpoints() {
+        assert_eq!(triton::uniform(0), 0.0);
+        assert_eq!(triton::uniform(u32::MAX), 0.0);
+        assert!(triton::uniform(0x7fff_ffff) < 1.0);
+        assert_eq!(triton::variate(0.0), -libdevice::logf(f32::MIN_POSITIVE));
+    }
+}
