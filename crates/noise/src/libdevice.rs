@@ -27,6 +27,7 @@ pub const LOGF_COEFFS: [u32; 8] = [
 pub const LOGF_LN2: f32 = f32::from_bits(0x3f31_7218);
 
 /// CUDA/libdevice `logf`, bit-exact, for every binary32 input.
+#[inline(always)]
 pub fn logf(a: f32) -> f32 {
     let c = |j: usize| f32::from_bits(LOGF_COEFFS[j]);
     let mut x = a;

@@ -56,7 +56,7 @@ fn fma(a: f64, b: f64, c: f64) -> f64 {
 /// `e * ln 2 + ln(1 + f)` for an integer `e` and an exactly known
 /// `f` in [-1/4, 1/2]. The kernel shared by [`ln`] and [`log1p`].
 /// spec: NUMERICS.md §2.
-#[inline]
+#[inline(always)]
 pub fn ln_kernel(e: i32, f: f64) -> f64 {
     let s = f / (2.0 + f);
     let z = s * s;
@@ -74,6 +74,7 @@ pub fn ln_kernel(e: i32, f: f64) -> f64 {
 
 /// Natural logarithm. ln(±0) = -inf, ln(x < 0) = NaN, ln(+inf) = +inf.
 /// Error below 1 ulp (NUMERICS.md §2 gives the measured bound).
+#[inline(always)]
 pub fn ln(x: f64) -> f64 {
     if x.is_nan() || x < 0.0 {
         return f64::NAN;
@@ -103,6 +104,7 @@ pub fn ln(x: f64) -> f64 {
 
 /// ln(1 + x). log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+inf) = +inf.
 /// spec: NUMERICS.md §3.
+#[inline(always)]
 pub fn log1p(x: f64) -> f64 {
     if x.is_nan() || x < -1.0 {
         return f64::NAN;
@@ -135,6 +137,7 @@ pub fn log1p(x: f64) -> f64 {
 
 /// e^y for y <= 0 (e^y for y < -745.2 is 0; NaN stays NaN).
 /// Used for the fixed-point masses of top-p. spec: NUMERICS.md §4.
+#[inline(always)]
 pub fn exp_nonpositive(y: f64) -> f64 {
     if y.is_nan() {
         return f64::NAN;
@@ -158,6 +161,7 @@ pub fn exp_nonpositive(y: f64) -> f64 {
 
 /// x * 2^n for n in [-1100, 1023], with one rounding at most (only when the
 /// result is subnormal).
+#[inline(always)]
 pub fn scale_by_pow2(x: f64, n: i32) -> f64 {
     if n >= -1022 {
         x * f64::from_bits(((n + 1023) as u64) << 52)

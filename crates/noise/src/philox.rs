@@ -43,7 +43,7 @@ pub fn philox4x32_10(ctr: Counter, key: Key) -> Counter {
 /// Evaluates `N` independent Philox blocks that share a key. Laid out so the
 /// compiler can vectorise the 32x32->64 multiplies across blocks; the result
 /// equals `N` calls of [`philox4x32_10`].
-#[inline]
+#[inline(always)]
 pub fn philox4x32_10_lanes<const N: usize>(ctr: [Counter; N], key: Key) -> [Counter; N] {
     let mut c0 = [0u32; N];
     let mut c1 = [0u32; N];

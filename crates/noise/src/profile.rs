@@ -114,20 +114,20 @@ pub mod exact {
     }
 
     /// The lead word (most significant 32 bits of the uniform) of `index`.
-    #[inline]
+    #[inline(always)]
     pub fn lead_word(seed: u64, position: u64, index: u32) -> u32 {
         lead_block(seed, position, index >> 2)[(index & 3) as usize]
     }
 
     /// The three tail words of `index` (words 0, 1, 2 of its tail block).
-    #[inline]
+    #[inline(always)]
     pub fn tail_words(seed: u64, position: u64, index: u32) -> [u32; 3] {
         let t = block(seed, index, position, tag::EXACT_TAIL);
         [t[0], t[1], t[2]]
     }
 
     /// The 128-bit grid point `k`; the uniform is `(k + 1/2) / 2^128`.
-    #[inline]
+    #[inline(always)]
     pub fn grid_point(lead: u32, tail: [u32; 3]) -> u128 {
         (u128::from(lead) << 96)
             | (u128::from(tail[0]) << 64)
@@ -146,7 +146,7 @@ pub mod exact {
 
     /// `E = -ln(1 - U)` for the grid point `k`, evaluated two-sided.
     /// spec: NOISE.md §4.3.
-    #[inline]
+    #[inline(always)]
     pub fn variate(k: u128) -> f64 {
         if k >> 127 == 0 {
             let v = ((2 * k + 1) as f64) * TWO_M129;
@@ -158,7 +158,7 @@ pub mod exact {
     }
 
     /// `ln E` for the grid point `k`: the race's noise term.
-    #[inline]
+    #[inline(always)]
     pub fn ln_variate(k: u128) -> f64 {
         math::ln(variate(k))
     }
@@ -207,21 +207,21 @@ pub mod f64p {
     use super::*;
 
     /// The two words used for `index` (words 0 and 1 of its block).
-    #[inline]
+    #[inline(always)]
     pub fn words(seed: u64, position: u64, index: u32) -> [u32; 2] {
         let b = block(seed, index, position, tag::F64);
         [b[0], b[1]]
     }
 
     /// The uniform, exact in binary64.
-    #[inline]
+    #[inline(always)]
     pub fn uniform(w: [u32; 2]) -> f64 {
         let k = (u64::from(w[0]) << 20) | (u64::from(w[1]) >> 12);
         ((2 * k + 1) as f64) * TWO_M53
     }
 
     /// `E = -ln(u)`.
-    #[inline]
+    #[inline(always)]
     pub fn variate(u: f64) -> f64 {
         -math::ln(u)
     }
@@ -233,19 +233,19 @@ pub mod f32p {
     use super::*;
 
     /// The word used for `index` (word 0 of its block).
-    #[inline]
+    #[inline(always)]
     pub fn word(seed: u64, position: u64, index: u32) -> u32 {
         block(seed, index, position, tag::F32)[0]
     }
 
     /// The uniform in (0, 1], exact in binary32.
-    #[inline]
+    #[inline(always)]
     pub fn uniform(w: u32) -> f32 {
         ((w >> 8) + 1) as f32 * TWO_M24_F32
     }
 
     /// `E = max(f32(-ln u), 2^-24)`.
-    #[inline]
+    #[inline(always)]
     pub fn variate(u: f32) -> f32 {
         let e = (-math::ln(f64::from(u))) as f32;
         if e < TWO_M24_F32 {
@@ -261,13 +261,13 @@ pub mod triton {
     use super::*;
 
     /// The word used for `index` (word 0 of the block `(index, pos lo, pos hi, 0)`).
-    #[inline]
+    #[inline(always)]
     pub fn word(seed: u64, position: u64, index: u32) -> u32 {
         block(seed, index, position, tag::TRITON)[0]
     }
 
     /// Triton's `uint_to_uniform_float` for a 32-bit word.
-    #[inline]
+    #[inline(always)]
     pub fn uniform(w: u32) -> f32 {
         let x = w as i32;
         let x = if x < 0 { !x } else { x };
@@ -275,7 +275,7 @@ pub mod triton {
     }
 
     /// Megatron's noise `-logf(max(u, FLT_MIN))`.
-    #[inline]
+    #[inline(always)]
     pub fn variate(u: f32) -> f32 {
         -libdevice::logf(u.max(f32::MIN_POSITIVE))
     }
@@ -283,6 +283,7 @@ pub mod triton {
 
 /// `ln E` of one element under `profile`: the noise term of the race score.
 /// spec: NOISE.md §3.
+#[inline(always)]
 pub fn ln_variate(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> f64 {
     match profile {
         NoiseProfile::Exact => {
