@@ -6,8 +6,9 @@ use crate::logits::Logit;
 use crate::params::SamplingParams;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
+use tailrace_noise::math;
 use tailrace_noise::philox::{philox4x32_10_lanes, seed_key};
-use tailrace_noise::profile::{self, exact, tag};
+use tailrace_noise::profile::{self, exact, f32p, f64p, tag, triton};
 use tailrace_noise::NoiseProfile;
 
 /// The token reported for a row whose status is not [`RowStatus::Ok`].
@@ -335,6 +336,9 @@ fn survives(a: f64, i: usize, cut: Option<Cut>) -> bool {
     a > f64::NEG_INFINITY && cut.is_none_or(|c| c.keeps(a, i as u32))
 }
 
+/// The race for the profiles whose noise comes from one Philox block per
+/// element: word 0 bounds `ln E` from below, so the logarithms run only for
+/// elements that might beat the running best.
 #[inline(always)]
 fn race_direct<T: Logit>(
     row: &RowData<'_, T>,
@@ -344,19 +348,43 @@ fn race_direct<T: Logit>(
     range: Range<usize>,
 ) -> Best {
     let (t, seed, pos) = (params.temp(), params.seed(), params.position());
+    let key = seed_key(seed);
+    let tg = match p {
+        NoiseProfile::F64 => tag::F64,
+        NoiseProfile::F32 => tag::F32,
+        _ => tag::TRITON,
+    };
     let mut best = Best::NONE;
-    for i in range {
-        let a = row.a(i);
-        if !survives(a, i, cut) {
-            continue;
+    let mut lo = range.start;
+    while lo < range.end {
+        let n = (4 * LANES).min(range.end - lo);
+        let mut ctrs = [[0u32; 4]; 4 * LANES];
+        for (j, c) in ctrs.iter_mut().enumerate() {
+            *c = profile::counter((lo + j) as u32, pos, tg);
         }
-        let s = score(a, t, profile::ln_variate(p, seed, pos, i as u32));
-        if s > best.score {
-            best = Best {
-                score: s,
-                index: i as u32,
+        let blocks = philox4x32_10_lanes(ctrs, key);
+        for (j, w) in blocks.iter().enumerate().take(n) {
+            let i = lo + j;
+            let a = row.a(i);
+            if !survives(a, i, cut)
+                || score(a, t, profile::ln_variate_lower_bound(p, w[0])) <= best.score
+            {
+                continue;
+            }
+            let ln_e = match p {
+                NoiseProfile::F64 => math::ln(f64p::variate(f64p::uniform([w[0], w[1]]))),
+                NoiseProfile::F32 => math::ln(f64::from(f32p::variate(f32p::uniform(w[0])))),
+                _ => math::ln(f64::from(triton::variate(triton::uniform(w[0])))),
             };
+            let s = score(a, t, ln_e);
+            if s > best.score {
+                best = Best {
+                    score: s,
+                    index: i as u32,
+                };
+            }
         }
+        lo += n;
     }
     best
 }
@@ -438,7 +466,13 @@ pub fn race_list<T: Logit>(row: &RowData<'_, T>, params: &SamplingParams, list: 
                     exact::ln_variate(exact::grid_point(lead, exact::tail_words(seed, pos, i))),
                 )
             }
-            p => score(a, t, profile::ln_variate(p, seed, pos, i)),
+            p => {
+                let lead = profile::lead_word(p, seed, pos, i);
+                if score(a, t, profile::ln_variate_lower_bound(p, lead)) <= best.score {
+                    continue;
+                }
+                score(a, t, profile::ln_variate(p, seed, pos, i))
+            }
         };
         if s > best.score {
             best = Best { score: s, index: i };

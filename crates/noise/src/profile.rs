@@ -305,6 +305,53 @@ pub fn ln_variate(profile: NoiseProfile, seed: u64, position: u64, index: u32) -
     }
 }
 
+/// The word a profile's pruning bound reads: the lead word for `exact`, word 0
+/// of the element's own block otherwise.
+#[inline(always)]
+pub fn lead_word(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> u32 {
+    match profile {
+        NoiseProfile::Exact => exact::lead_word(seed, position, index),
+        NoiseProfile::F64 => f64p::words(seed, position, index)[0],
+        NoiseProfile::F32 => f32p::word(seed, position, index),
+        NoiseProfile::Triton => triton::word(seed, position, index),
+    }
+}
+
+/// A lower bound on the computed [`ln_variate`] of every element whose lead
+/// word (see [`lead_word`]) is `lead`. Not normative: implementations may
+/// prune with it because it never excludes a winner. spec: NOISE.md §4.4.
+///
+/// For the profiles with `E = -ln(u)` the bound uses `E >= 1 - u` and an
+/// upper bound of `u` from the word; binary32 noise gets extra slack for its
+/// final rounding (and libdevice `logf`'s error), and every profile's bound
+/// is clamped at its smallest possible `E`.
+#[inline(always)]
+pub fn ln_variate_lower_bound(profile: NoiseProfile, lead: u32) -> f64 {
+    const F32_SLACK: f64 = 1e-6;
+    match profile {
+        NoiseProfile::Exact => exact::ln_variate_lower_bound(lead),
+        // u < (lead + 1) / 2^32, so 1 - u > !lead / 2^32; E >= 2^-53.
+        NoiseProfile::F64 => exact::ln_variate_lower_bound(!lead).max(-36.8),
+        // u <= (lead + 256) / 2^32; E >= 2^-24.
+        NoiseProfile::F32 => {
+            if lead >= 0xFFFF_FF00 {
+                -16.7
+            } else {
+                (exact::ln_variate_lower_bound(0xFFFF_FF00 - lead) - F32_SLACK).max(-16.7)
+            }
+        }
+        // x = |word| as 31 bits; u <= (x + 256) / 2^31; E >= 2^-24.
+        NoiseProfile::Triton => {
+            let x = if (lead as i32) < 0 { !lead } else { lead };
+            if x >= (1 << 31) - 256 {
+                -16.7
+            } else {
+                (exact::ln_variate_lower_bound(2 * ((1 << 31) - 256 - x)) - F32_SLACK).max(-16.7)
+            }
+        }
+    }
+}
+
 /// One Philox evaluation and the words of it that a profile used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PhiloxCall {
@@ -449,6 +496,50 @@ mod tests {
                 assert!(exact::ln_variate_lower_bound(lead) <= l, "lead {lead}");
                 assert!(exact::ln_variate_upper_bound(lead) >= l, "lead {lead}");
             }
+        }
+    }
+
+    #[test]
+    fn lower_bounds_hold_for_every_profile() {
+        let mut s = 99u64;
+        let mut words: Vec<u32> = vec![
+            0,
+            1,
+            2,
+            255,
+            256,
+            0x7fff_ff00,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_feff,
+            0xffff_ff00,
+            0xffff_ffff,
+        ];
+        for _ in 0..200_000 {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            words.push((s >> 32) as u32);
+            words.push(u32::MAX - ((s >> 40) as u32));
+        }
+        for &w in &words {
+            for w1 in [0u32, 0x7fff_ffff, u32::MAX] {
+                let f64_ln = math::ln(f64p::variate(f64p::uniform([w, w1])));
+                assert!(
+                    ln_variate_lower_bound(NoiseProfile::F64, w) <= f64_ln,
+                    "f64 {w:#x}"
+                );
+            }
+            let f32_ln = math::ln(f64::from(f32p::variate(f32p::uniform(w))));
+            assert!(
+                ln_variate_lower_bound(NoiseProfile::F32, w) <= f32_ln,
+                "f32 {w:#x}"
+            );
+            let tr_ln = math::ln(f64::from(triton::variate(triton::uniform(w))));
+            assert!(
+                ln_variate_lower_bound(NoiseProfile::Triton, w) <= tr_ln,
+                "triton {w:#x}"
+            );
         }
     }
 
