@@ -75,7 +75,9 @@ pub fn sample_row<T: Logit>(
     Ok(out[0])
 }
 
-/// Samples every row of a `[rows, vocab]` buffer with row stride `row_stride`.
+/// Samples every row of a `[rows, vocab]` buffer with row stride `row_stride`
+/// (`row_stride == 0`: every row reads the same logits, e.g. one row drawn at
+/// many positions).
 pub fn sample_batch<T: Logit>(
     logits: &[T],
     vocab: usize,
@@ -94,9 +96,9 @@ pub fn sample_batch_with<T: Logit>(
     rows: &[RowRequest],
 ) -> Result<Vec<RowOutput>, ParamError> {
     check_vocab(vocab)?;
-    if row_stride < vocab {
+    if row_stride < vocab && row_stride != 0 {
         return Err(ParamError::Shape(format!(
-            "row stride {row_stride} is below vocabulary size {vocab}"
+            "row stride {row_stride} is below vocabulary size {vocab} (0 means every row reads the same logits)"
         )));
     }
     if !rows.is_empty() {

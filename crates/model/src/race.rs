@@ -362,7 +362,15 @@ fn race_direct<T: Logit>(
         for (j, c) in ctrs.iter_mut().enumerate() {
             *c = profile::counter((lo + j) as u32, pos, tg);
         }
-        let blocks = philox4x32_10_lanes(ctrs, key);
+        let mut blocks = [[0u32; 4]; 4 * LANES];
+        for (q, chunk) in blocks.chunks_exact_mut(LANES).enumerate() {
+            if q * LANES >= n {
+                break;
+            }
+            let mut c = [[0u32; 4]; LANES];
+            c.copy_from_slice(&ctrs[q * LANES..(q + 1) * LANES]);
+            chunk.copy_from_slice(&philox_batch(&c, n - q * LANES, key));
+        }
         for (j, w) in blocks.iter().enumerate().take(n) {
             let i = lo + j;
             let a = row.a(i);
@@ -387,6 +395,21 @@ fn race_direct<T: Logit>(
         lo += n;
     }
     best
+}
+
+/// Philox for the first `n` of `ctrs`: all lanes at once when most are
+/// needed (vectorised), one by one for a short tail.
+#[inline(always)]
+fn philox_batch(ctrs: &[[u32; 4]; LANES], n: usize, key: [u32; 2]) -> [[u32; 4]; LANES] {
+    if n >= LANES / 2 {
+        philox4x32_10_lanes(*ctrs, key)
+    } else {
+        let mut out = [[0u32; 4]; LANES];
+        for j in 0..n {
+            out[j] = tailrace_noise::philox::philox4x32_10(ctrs[j], key);
+        }
+        out
+    }
 }
 
 /// Lead blocks evaluated per Philox batch (4 indices each).
@@ -415,7 +438,7 @@ fn race_exact<T: Logit>(
         for (j, c) in ctrs.iter_mut().enumerate() {
             *c = profile::counter((b + j) as u32, pos, tag::EXACT_LEAD);
         }
-        let leads = philox4x32_10_lanes(ctrs, key);
+        let leads = philox_batch(&ctrs, n, key);
         let lo = (b * 4).max(range.start);
         let hi = ((b + n) * 4).min(range.end);
         // Joint bound of the group: fma is monotone in both a and the bound.

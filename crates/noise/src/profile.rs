@@ -19,8 +19,9 @@ pub enum NoiseProfile {
     F64,
     /// 24-bit uniform, `E` rounded to binary32 (tail to ~16.6 nats), like torch's float32 race.
     F32,
-    /// The Megatron/Triton request-seed layout with libdevice `logf` (tail to ~21.5 nats,
-    /// plus the clamped zero at 87.3).
+    /// The Megatron/Triton request-seed layout with libdevice `logf`: binary32 uniforms
+    /// (smallest noise 2^-24, tail to ~16.6 nats; largest noise 21.5, or 87.3 at the
+    /// clamped zero).
     Triton,
 }
 
