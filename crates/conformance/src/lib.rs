@@ -23,6 +23,20 @@ pub use sampler::{BatchInput, CpuSampler, Geometry, Logits, Sampler};
 use serde::Serialize;
 use std::time::Instant;
 
+/// A file of the repository: relative to the working directory when run from
+/// the repository root (as on a machine the binary was carried to), else
+/// relative to where this crate was built.
+pub fn repo_path(rel: &str) -> std::path::PathBuf {
+    let here = std::path::Path::new(rel);
+    if here.exists() {
+        here.to_path_buf()
+    } else {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(rel)
+    }
+}
+
 /// How much work each property does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

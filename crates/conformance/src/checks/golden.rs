@@ -116,8 +116,7 @@ fn rebuild(case: &Value) -> Result<(String, BatchInput, Vec<u32>), String> {
 }
 
 pub(super) fn golden_draws(_: &Ctx, b: &dyn Sampler) -> Outcome {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../golden/draws/draws.snap");
+    let path = crate::repo_path("golden/draws/draws.snap");
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => return Outcome::violated(format!("{}: {e}", path.display())),

@@ -72,9 +72,7 @@ pub(super) fn philox_oracle(ctx: &Ctx, b: &dyn Sampler) -> Outcome {
 }
 
 fn golden_path(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
+    crate::repo_path(rel)
 }
 
 /// Captured Triton noise: (seed, position, index, word, uniform bits, noise bits).
