@@ -1,0 +1,203 @@
+// tailrace kernels: shared types and helpers. The Rust side prepends a prelude
+// of #defines (TR_*) holding the spec constants as exact hex floats taken from
+// tailrace-noise, then concatenates common.cuh, math.cuh, noise.cuh and the .cu
+// files (NVRTC gets no include paths). Compiled with --fmad=false.
+
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef int i32;
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned __int128 u128;
+
+#define TR_FULL 0xffffffffu
+#define TR_NO_TOKEN 0xffffffffu
+#define TR_MAX_WARPS 32
+
+__device__ __forceinline__ double tr_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+__device__ __forceinline__ double tr_ninf() { return __longlong_as_double((i64)0xfff0000000000000ULL); }
+// Rust's f64::NAN / f32::NAN bit patterns.
+__device__ __forceinline__ double tr_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ float tr_nanf() { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ float tr_finf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float tr_fninf() { return __int_as_float((i32)0xff800000u); }
+__device__ __forceinline__ float tr_flt_max() { return __int_as_float(0x7f7fffff); }
+__device__ __forceinline__ double tr_dbl_max() { return __longlong_as_double(0x7fefffffffffffffLL); }
+__device__ __forceinline__ float tr_flt_min_normal() { return __int_as_float(0x00800000); }
+
+// Order-preserving keys: x < y  <=>  key(x) < key(y) (for non-NaN; -0 < +0).
+__device__ __forceinline__ u64 tr_dkey(double x) {
+    u64 b = (u64)__double_as_longlong(x);
+    return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
+}
+__device__ __forceinline__ double tr_dunkey(u64 k) {
+    u64 b = (k >> 63) ? (k & 0x7fffffffffffffffULL) : ~k;
+    return __longlong_as_double((i64)b);
+}
+__device__ __forceinline__ u32 tr_fkey(float x) {
+    u32 b = __float_as_uint(x);
+    return (b >> 31) ? ~b : (b | 0x80000000u);
+}
+__device__ __forceinline__ float tr_funkey(u32 k) {
+    u32 b = (k >> 31) ? (k & 0x7fffffffu) : ~k;
+    return __uint_as_float(b);
+}
+
+// 2^n as binary64 for -1022 <= n <= 1023 (exact).
+__device__ __forceinline__ double tr_pow2(int n) {
+    return __longlong_as_double((i64)((u64)(n + 1023) << 52));
+}
+
+// ---- Philox4x32-10 (spec: NOISE.md §1) ----
+__device__ __forceinline__ uint4 tr_philox(uint4 c, u32 k0, u32 k1) {
+#pragma unroll
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += TR_PHILOX_W0;
+            k1 += TR_PHILOX_W1;
+        }
+        u32 hi0 = __umulhi(TR_PHILOX_M0, c.x);
+        u32 lo0 = TR_PHILOX_M0 * c.x;
+        u32 hi1 = __umulhi(TR_PHILOX_M1, c.z);
+        u32 lo1 = TR_PHILOX_M1 * c.z;
+        c = make_uint4(hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0);
+    }
+    return c;
+}
+
+// The block (c0, position lo, position hi, tag) under the key of `seed`. spec: NOISE.md §2.
+__device__ __forceinline__ uint4 tr_block(u64 seed, u32 c0, u64 position, u32 tag) {
+    return tr_philox(make_uint4(c0, (u32)position, (u32)(position >> 32), tag), (u32)seed,
+                     (u32)(seed >> 32));
+}
+
+__device__ __forceinline__ u32 tr_word(uint4 b, u32 j) {
+    return j == 0 ? b.x : (j == 1 ? b.y : (j == 2 ? b.z : b.w));
+}
+
+// ---- logit element types: exact conversion to binary32 ----
+__device__ __forceinline__ float tr_bf16_to_f32(u32 h) { return __uint_as_float(h << 16); }
+__device__ __forceinline__ float tr_f16_to_f32(u16 h) {
+    float f;
+    asm("{ .reg .b16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
+    return f;
+}
+
+// Dtype codes: 0 = f32, 1 = bf16, 2 = f16 (the Rust side's `Dtype`).
+template <int DT> struct Elem;
+template <> struct Elem<0> {
+    typedef float T;
+    static __device__ __forceinline__ float cvt(float v) { return v; }
+};
+template <> struct Elem<1> {
+    typedef u16 T;
+    static __device__ __forceinline__ float cvt(u16 v) { return tr_bf16_to_f32(v); }
+};
+template <> struct Elem<2> {
+    typedef u16 T;
+    static __device__ __forceinline__ float cvt(u16 v) { return tr_f16_to_f32(v); }
+};
+
+// Eight consecutive elements [base, base + 8) of a row, raw: their bits as
+// stored (two words of f32 per uint4, or eight 16-bit values in one uint4).
+// Positions at or past `vocab` read as -inf (masked, so they never count).
+// 16-byte loads when the row is 16-byte aligned and the unit is whole; scalar
+// loads otherwise, so nothing past the row is ever read. Fetching apart from
+// converting lets a loop issue the next unit's loads before computing.
+struct Raw8 {
+    uint4 v0, v1;  // v1 unused for 16-bit dtypes
+};
+
+template <int DT>
+__device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 base, u32 vocab,
+                                          bool aligned, bool live) {
+    Raw8 r;
+    if (DT == 0) {
+        const u32 ninf = 0xff800000u;
+        if (!live) {
+            r.v0 = make_uint4(ninf, ninf, ninf, ninf);
+            r.v1 = r.v0;
+        } else if (aligned && base + 8 <= (i64)vocab) {
+            const uint4* p = (const uint4*)(row + base);
+            r.v0 = __ldg(p);
+            r.v1 = __ldg(p + 1);
+        } else {
+            const u32* q = (const u32*)row;
+            u32 w[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) w[k] = (base + k < (i64)vocab) ? __ldg(q + base + k) : ninf;
+            r.v0 = make_uint4(w[0], w[1], w[2], w[3]);
+            r.v1 = make_uint4(w[4], w[5], w[6], w[7]);
+        }
+    } else {
+        const u32 ninf = (DT == 1) ? 0xff80u : 0xfc00u;
+        r.v1 = make_uint4(0, 0, 0, 0);
+        if (!live) {
+            u32 w = ninf | (ninf << 16);
+            r.v0 = make_uint4(w, w, w, w);
+        } else if (aligned && base + 8 <= (i64)vocab) {
+            r.v0 = __ldg((const uint4*)(row + base));
+        } else {
+            const u16* q = (const u16*)row;
+            u32 h[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) h[k] = (base + k < (i64)vocab) ? (u32)__ldg(q + base + k) : ninf;
+            r.v0 = make_uint4(h[0] | (h[1] << 16), h[2] | (h[3] << 16), h[4] | (h[5] << 16),
+                              h[6] | (h[7] << 16));
+        }
+    }
+    return r;
+}
+
+template <int DT>
+__device__ __forceinline__ void tr_convert8(const Raw8& r, float x[8]) {
+    if (DT == 0) {
+        x[0] = __uint_as_float(r.v0.x);
+        x[1] = __uint_as_float(r.v0.y);
+        x[2] = __uint_as_float(r.v0.z);
+        x[3] = __uint_as_float(r.v0.w);
+        x[4] = __uint_as_float(r.v1.x);
+        x[5] = __uint_as_float(r.v1.y);
+        x[6] = __uint_as_float(r.v1.z);
+        x[7] = __uint_as_float(r.v1.w);
+    } else {
+        const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            if (DT == 1) {
+                x[2 * j] = __uint_as_float(w[j] << 16);
+                x[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+            } else {
+                x[2 * j] = tr_f16_to_f32((u16)(w[j] & 0xffffu));
+                x[2 * j + 1] = tr_f16_to_f32((u16)(w[j] >> 16));
+            }
+        }
+    }
+}
+
+// ---- warp reductions ----
+__device__ __forceinline__ double tr_warp_max(double v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        double w = __shfl_xor_sync(TR_FULL, v, o);
+        v = (w > v) ? w : v;
+    }
+    return v;
+}
+
+// (score, index): the larger score, equal scores to the smaller index.
+__device__ __forceinline__ bool tr_better(double s, u32 i, double bs, u32 bi) {
+    return s > bs || (s == bs && i < bi);
+}
+__device__ __forceinline__ void tr_warp_best(double& s, u32& i) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        double s2 = __shfl_xor_sync(TR_FULL, s, o);
+        u32 i2 = __shfl_xor_sync(TR_FULL, i, o);
+        if (tr_better(s2, i2, s, i)) {
+            s = s2;
+            i = i2;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+// The four noise profiles: (seed, position, index) -> E and ln E, as in
+// tailrace-noise's profile.rs. spec: NOISE.md §2-§6.
+
+#define TR_PROFILE_EXACT 0
+#define TR_PROFILE_F64 1
+#define TR_PROFILE_F32 2
+#define TR_PROFILE_TRITON 3
+
+// ---- exact (spec: NOISE.md §4) ----
+
+__device__ __forceinline__ u128 tr_grid_point(u32 lead, uint4 tail) {
+    return (((u128)lead) << 96) | (((u128)tail.x) << 64) | (((u128)tail.y) << 32) | (u128)tail.z;
+}
+
+// The uniform (k + 1/2) / 2^128 rounded to binary64 (for display).
+__device__ __forceinline__ double tr_exact_uniform(u128 k) {
+    if ((k >> 127) == 0) return __dmul_rn(tr_u128_to_f64(2 * k + 1), 0x1p-129);
+    return __dsub_rn(1.0, __dmul_rn(tr_u128_to_f64(2 * ~k + 1), 0x1p-129));
+}
+
+// E = -ln(1 - U), two-sided. spec: NOISE.md §4.3.
+__device__ __noinline__ double tr_exact_variate(u128 k) {
+    if ((k >> 127) == 0) {
+        double v = __dmul_rn(tr_u128_to_f64(2 * k + 1), 0x1p-129);
+        return -tr_log1p(-v);
+    }
+    double w = __dmul_rn(tr_u128_to_f64(2 * ~k + 1), 0x1p-129);
+    return -tr_ln(w);
+}
+
+__device__ __forceinline__ double tr_exact_ln_variate(u128 k) { return tr_ln(tr_exact_variate(k)); }
+
+// log2_lower of profile.rs: exponent plus mantissa fraction of x as binary64.
+__device__ __forceinline__ double tr_log2_lower(u64 x) {
+    u64 b = ((u64)__double_as_longlong(__ull2double_rn(x))) >> 20;
+    return __dsub_rn(__dmul_rn(__ull2double_rn(b), 0x1p-32), 1023.0);
+}
+
+// exact::ln_variate_lower_bound, same operations. spec: NOISE.md §4.4.
+__device__ __forceinline__ double tr_ln_lower_bound(u32 lead) {
+    if (lead == 0) return __dsub_rn(__dmul_rn(-129.0, TR_LN_2), TR_BOUND_SLACK);
+    return __dsub_rn(__dmul_rn(__dsub_rn(tr_log2_lower((u64)lead), 32.0), TR_LN_2),
+                     TR_BOUND_SLACK);
+}
+
+// exact::ln_variate_upper_bound, same operations.
+__device__ __forceinline__ double tr_ln_upper_bound(u32 lead) {
+    if (lead >= (1u << 31) - 1) return 4.5;
+    u64 hi = (u64)lead + 1;
+    double v_hi = __dmul_rn(__ull2double_rn(hi), 0x1p-32);
+    double l = __dmul_rn(__dsub_rn(__dadd_rn(tr_log2_lower(hi), TR_UB_GAP), 32.0), TR_LN_2);
+    return __dadd_rn(__dadd_rn(l, __dmul_rn(2.0, v_hi)), TR_BOUND_SLACK);
+}
+
+// ---- f64 (spec: NOISE.md §5) ----
+__device__ __forceinline__ double tr_f64_uniform(u32 w0, u32 w1) {
+    u64 k = (((u64)w0) << 20) | (((u64)w1) >> 12);
+    return __dmul_rn(__ull2double_rn(2 * k + 1), 0x1p-53);
+}
+
+// ---- f32 (spec: NOISE.md §5) ----
+__device__ __forceinline__ float tr_f32_uniform(u32 w) {
+    return __fmul_rn(__uint2float_rn((w >> 8) + 1), 0x1p-24f);
+}
+__device__ __forceinline__ float tr_f32_variate(float u) {
+    float e = __double2float_rn(-tr_ln((double)u));
+    return (e < 0x1p-24f) ? 0x1p-24f : e;
+}
+
+// ---- triton (spec: NOISE.md §6) ----
+__device__ __forceinline__ float tr_triton_uniform(u32 w) {
+    i32 x = (i32)w;
+    if (x < 0) x = ~x;
+    return __fmul_rn(__int2float_rn(x), __int_as_float(0x2fffffff));
+}
+__device__ __forceinline__ float tr_triton_variate(float u) {
+    float v = (u > tr_flt_min_normal()) ? u : tr_flt_min_normal();
+    return -tr_logf(v);
+}
+
+// ln E of one element of a non-exact profile (one Philox block of its own).
+__device__ __noinline__ double tr_ln_variate_direct(u32 profile, u64 seed, u64 position, u32 index) {
+    if (profile == TR_PROFILE_F64) {
+        uint4 b = tr_block(seed, index, position, TR_TAG_F64);
+        return tr_ln(-tr_ln(tr_f64_uniform(b.x, b.y)));
+    }
+    if (profile == TR_PROFILE_F32) {
+        uint4 b = tr_block(seed, index, position, TR_TAG_F32);
+        return tr_ln((double)tr_f32_variate(tr_f32_uniform(b.x)));
+    }
+    uint4 b = tr_block(seed, index, position, TR_TAG_TRITON);
+    return tr_ln((double)tr_triton_variate(tr_triton_uniform(b.x)));
+}
+
+// ln E of one element under any profile, from scratch.
+__device__ double tr_ln_variate(u32 profile, u64 seed, u64 position, u32 index) {
+    if (profile == TR_PROFILE_EXACT) {
+        uint4 lb = tr_block(seed, index >> 2, position, TR_TAG_EXACT_LEAD);
+        uint4 tb = tr_block(seed, index, position, TR_TAG_EXACT_TAIL);
+        return tr_exact_ln_variate(tr_grid_point(tr_word(lb, index & 3), tb));
+    }
+    return tr_ln_variate_direct(profile, seed, position, index);
+}

@@ -1,0 +1,1009 @@
+// The batch sampler: a fused status/greedy/race pass over vocabulary chunks
+// (several blocks per row, combined by the last block of the row), the
+// rank-order filters (one block per row, exact radix selection), and the
+// expansion of sparse biases. spec: SAMPLER.md §3-§8.
+//
+// Every reduction is order-free: max/argmax with smaller-index ties, exact
+// integer sums. So the result never depends on the launch geometry.
+
+struct Partial {
+    double score;   // best race score of the chunk (-inf: none)
+    double max_a;   // largest a of the chunk
+    u32 index;      // its index (TR_NO_TOKEN: none)
+    u32 max_index;  // index of max_a (TR_NO_TOKEN: none)
+    u32 flags;      // bit 0: NaN or +inf seen; bit 1: some a > -inf
+    u32 pad;
+};
+
+struct RowState {
+    double a_max;
+    double cut_a;    // the rank-order cut: keep (a, i) with a > cut_a or (a == cut_a and i <= cut_index)
+    u32 cut_index;
+    u32 need_race;   // 1: a filter row whose race runs in phase 1
+    u32 pad0;
+    u32 pad1;
+};
+
+// Must match `SampleArgs` in src/launch.rs field for field.
+struct SampleArgs {
+    const void* logits;
+    u64 row_stride;
+    const double* temperature;
+    const u32* top_k;
+    const double* top_p;
+    const double* min_p;
+    const u64* seed;
+    const u64* position;
+    const u32* profile;
+    const u8* bias_kind;  // 0 none, 1 dense, 2 sparse
+    const u32* bias_slot; // sparse rows: row of the expanded buffer
+    const float* dense_bias;
+    u64 dense_stride;
+    float* sparse_dense;
+    const u32* sparse_offsets;
+    const u32* sparse_index;
+    const float* sparse_value;
+    Partial* partials;
+    u32* counters;
+    RowState* rowstate;
+    u32* out_token;
+    u8* out_status;
+    u32 vocab;
+    u32 rows;
+    u32 nchunks;
+    u32 chunk_len;  // elements per chunk, a multiple of 8
+    u32 phase;      // 0: status/greedy/plain race; 1: race of filter rows
+    u32 queue_cap;  // candidate queue entries per warp
+};
+
+// Register budget of the pass kernel (a tuning knob: the check binary times variants).
+#ifndef TR_PASS_BOUNDS
+#define TR_PASS_BOUNDS __launch_bounds__(512)
+#endif
+#ifndef TR_FAST_BOUNDS
+#define TR_FAST_BOUNDS __launch_bounds__(512)
+#endif
+
+#define TR_BIAS_NONE 0
+#define TR_BIAS_DENSE 1
+#define TR_BIAS_SPARSE 2
+
+template <bool B> struct AType { typedef float T; };
+template <> struct AType<true> { typedef double T; };
+
+__device__ __forceinline__ const float* tr_bias_row(const SampleArgs& A, u32 row) {
+    u8 kind = A.bias_kind[row];
+    if (kind == TR_BIAS_DENSE) return A.dense_bias + (u64)row * A.dense_stride;
+    if (kind == TR_BIAS_SPARSE) return A.sparse_dense + (u64)A.bias_slot[row] * (u64)A.vocab;
+    return 0;
+}
+
+// Raw bits of eight logits and (with a bias) eight bias values.
+template <int DT, bool BIAS> struct RawA {
+    Raw8 x;
+    Raw8 b;
+};
+
+template <int DT, bool BIAS>
+__device__ __forceinline__ RawA<DT, BIAS> tr_fetch_a(const typename Elem<DT>::T* row,
+                                                     const float* brow, i64 base, u32 vocab,
+                                                     bool al, bool bal, bool live) {
+    RawA<DT, BIAS> r;
+    r.x = tr_fetch8<DT>(row, base, vocab, al, live);
+    if (BIAS) {
+        // Bias values past the row (or in dead lanes) read as -inf bits too; the
+        // logit there is -inf already, and -inf + -inf stays masked.
+        r.b = tr_fetch8<0>(brow, base, vocab, bal, live);
+    }
+    return r;
+}
+
+// a for eight elements: binary32 logits alone, or f64(x) + f64(b) with a bias.
+template <int DT, bool BIAS>
+__device__ __forceinline__ void tr_convert_a(const RawA<DT, BIAS>& r, typename AType<BIAS>::T a[8]) {
+    float x[8];
+    tr_convert8<DT>(r.x, x);
+    if (BIAS) {
+        float b[8];
+        tr_convert8<0>(r.b, b);
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            a[k] = (typename AType<BIAS>::T)__dadd_rn((double)x[k], (double)b[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 8; k++) a[k] = (typename AType<BIAS>::T)x[k];
+    }
+}
+
+template <int DT, bool BIAS>
+__device__ __forceinline__ void tr_load_a(const typename Elem<DT>::T* row, const float* brow,
+                                          i64 base, u32 vocab, bool al, bool bal, bool live,
+                                          typename AType<BIAS>::T a[8]) {
+    RawA<DT, BIAS> r = tr_fetch_a<DT, BIAS>(row, brow, base, vocab, al, bal, live);
+    tr_convert_a<DT, BIAS>(r, a);
+}
+
+// Per-thread accumulators of a chunk.
+struct Acc {
+    bool bad;
+    bool any;
+    double max_a;
+    u32 max_i;
+    double best_s;
+    u32 best_i;
+};
+
+__device__ __forceinline__ bool tr_keeps(double a, u32 i, double cut_a, u32 cut_i) {
+    return a > cut_a || (a == cut_a && i <= cut_i);
+}
+
+// ---- status / argmax ----
+template <int DT, bool BIAS>
+__device__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
+                        u32 vocab, i64 lo, i64 hi, Acc& acc) {
+    typedef typename AType<BIAS>::T AT;
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    AT m = (AT)tr_ninf();
+    u32 mi = TR_NO_TOKEN;
+    bool bad = false, any = false;
+    for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += blockDim.x) {
+        AT a[8];
+        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true, a);
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            bad |= !(a[k] < (AT)tr_inf());
+            any |= a[k] > (AT)tr_ninf();
+            if (a[k] > m) {
+                m = a[k];
+                mi = (u32)(u * 8 + k);
+            }
+        }
+    }
+    acc.bad = bad;
+    acc.any = any;
+    acc.max_a = (double)m;
+    acc.max_i = mi;
+}
+
+// ---- the race with a non-exact profile: every survivor evaluated ----
+template <int DT, bool BIAS>
+__device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* brow, bool al,
+                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u32 profile,
+                               u64 seed, u64 pos, double cut_a, u32 cut_i, Acc& acc) {
+    typedef typename AType<BIAS>::T AT;
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    bool bad = false, any = false;
+    double bs = tr_ninf();
+    u32 bi = TR_NO_TOKEN;
+    for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += blockDim.x) {
+        AT a[8];
+        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true, a);
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            bad |= !(a[k] < (AT)tr_inf());
+            any |= a[k] > (AT)tr_ninf();
+            double av = (double)a[k];
+            u32 i = (u32)(u * 8 + k);
+            if (av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i)) {
+                double s = __fma_rn(neg_t, tr_ln_variate_direct(profile, seed, pos, i), av);
+                if (s > tr_ninf() && tr_better(s, i, bs, bi)) {
+                    bs = s;
+                    bi = i;
+                }
+            }
+        }
+    }
+    acc.bad = bad;
+    acc.any = any;
+    acc.best_s = bs;
+    acc.best_i = bi;
+}
+
+// ---- the exact race with the lead-word bound (spec: NOISE.md §4.4) ----
+//
+// Each warp keeps a running threshold `thr`, a lower bound of the row's best
+// score (from lower bounds of candidates' scores, from exact scores, and from
+// the other warps through shared memory). An element is a candidate when its
+// score upper bound fma(-T, lb(lead), a) can reach thr; the hot path tests this
+// as a >= cutoff[class(lead)], class = position of the highest set bit, where
+// lane j holds the smallest a whose bound with the class bound lb(2^j) (lb(0)
+// for class 0, which also takes lead 0) reaches thr. lb is monotone in the
+// lead word, so the class test is weaker than the element test: it never drops
+// a candidate. Candidates go to a per-warp queue and are evaluated exactly when
+// it fills and at the end, after re-checking their bound against the final
+// threshold. Pruning is strict (bound < thr), so every element whose score
+// equals the best is evaluated and ties go to the smaller index: the result is
+// the exact argmax.
+
+// Smallest binary32 x with fma(neg_t, lbc, x) >= thr (-FLT_MAX if all finite x
+// qualify, +inf if none does).
+__device__ float tr_cutoff_f32(double neg_t, double lbc, double thr) {
+    if (thr == tr_ninf()) return -tr_flt_max();
+#define TR_PRED_F(xf) (__fma_rn(neg_t, lbc, (double)(xf)) >= thr)
+    if (TR_PRED_F(-tr_flt_max())) return -tr_flt_max();
+    if (!TR_PRED_F(tr_flt_max())) return tr_finf();
+    const u32 kmin = tr_fkey(-tr_flt_max()), kmax = tr_fkey(tr_flt_max());
+    double y = __dsub_rn(thr, __dmul_rn(neg_t, lbc));
+    float x0 = __double2float_rn(y);
+    if (!(x0 >= -tr_flt_max())) x0 = -tr_flt_max();
+    if (!(x0 <= tr_flt_max())) x0 = tr_flt_max();
+    u32 k0 = tr_fkey(x0);
+    u32 l = (k0 - kmin > 2) ? k0 - 2 : kmin;
+    u32 h = (kmax - k0 > 2) ? k0 + 2 : kmax;
+    if (TR_PRED_F(tr_funkey(l))) l = kmin;
+    if (!TR_PRED_F(tr_funkey(h))) h = kmax;
+    while (h - l > 1) {
+        u32 m = l + (h - l) / 2;
+        if (TR_PRED_F(tr_funkey(m)))
+            h = m;
+        else
+            l = m;
+    }
+#undef TR_PRED_F
+    return tr_funkey(h);
+}
+
+// The same in binary64.
+__device__ double tr_cutoff_f64(double neg_t, double lbc, double thr) {
+    if (thr == tr_ninf()) return -tr_dbl_max();
+#define TR_PRED_D(xd) (__fma_rn(neg_t, lbc, (xd)) >= thr)
+    if (TR_PRED_D(-tr_dbl_max())) return -tr_dbl_max();
+    if (!TR_PRED_D(tr_dbl_max())) return tr_inf();
+    const u64 kmin = tr_dkey(-tr_dbl_max()), kmax = tr_dkey(tr_dbl_max());
+    double x0 = __dsub_rn(thr, __dmul_rn(neg_t, lbc));
+    if (!(x0 >= -tr_dbl_max())) x0 = -tr_dbl_max();
+    if (!(x0 <= tr_dbl_max())) x0 = tr_dbl_max();
+    u64 k0 = tr_dkey(x0);
+    u64 l = (k0 - kmin > 4) ? k0 - 4 : kmin;
+    u64 h = (kmax - k0 > 4) ? k0 + 4 : kmax;
+    if (TR_PRED_D(tr_dunkey(l))) l = kmin;
+    if (!TR_PRED_D(tr_dunkey(h))) h = kmax;
+    while (h - l > 1) {
+        u64 m = l + (h - l) / 2;
+        if (TR_PRED_D(tr_dunkey(m)))
+            h = m;
+        else
+            l = m;
+    }
+#undef TR_PRED_D
+    return tr_dunkey(h);
+}
+
+// The class of a lead word: the position of its highest set bit, with lead 0
+// joining lead 1 in class 0 (whose cutoff uses lb(0), the smallest bound).
+__device__ __forceinline__ u32 tr_lead_class(u32 lead) {
+    u32 r;
+    asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(lead | 1u));
+    return r;
+}
+
+// Lane j holds the cutoff of lead class j: lb(2^j) for j >= 1, lb(0) for j = 0.
+__device__ __forceinline__ double tr_class_bound(u32 lane) {
+    return tr_ln_lower_bound(lane == 0 ? 0u : (1u << lane));
+}
+
+template <bool BIAS> struct Cutoffs;
+template <> struct Cutoffs<false> {
+    float lane;
+    __device__ __forceinline__ void compute(double neg_t, double lbc_lane, double thr, double cut_a) {
+        float fl = __double2float_rd(cut_a);  // <= cut_a: a weaker floor, still conservative
+        lane = tr_cutoff_f32(neg_t, lbc_lane, thr);
+        lane = (fl > lane) ? fl : lane;
+    }
+    __device__ __forceinline__ float get(u32 lead) const {
+        return __shfl_sync(TR_FULL, lane, tr_lead_class(lead));
+    }
+};
+template <> struct Cutoffs<true> {
+    double lane;
+    __device__ __forceinline__ void compute(double neg_t, double lbc_lane, double thr, double cut_a) {
+        lane = tr_cutoff_f64(neg_t, lbc_lane, thr);
+        lane = (cut_a > lane) ? cut_a : lane;
+    }
+    __device__ __forceinline__ double get(u32 lead) const {
+        return __shfl_sync(TR_FULL, lane, tr_lead_class(lead));
+    }
+};
+
+struct WarpQueue {
+    u32* idx;
+    u32* lead;
+    double* a;
+};
+
+// Evaluates the queued candidates whose bound still reaches thr; empties the queue.
+__device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u64 seed, u64 pos,
+                                         double thr, double& bs, u32& bi) {
+    __syncwarp();
+    const u32 lane = threadIdx.x & 31;
+    for (u32 e = lane; e < qn; e += 32) {
+        u32 i = q.idx[e];
+        u32 lead = q.lead[e];
+        double a = q.a[e];
+        if (__fma_rn(neg_t, tr_ln_lower_bound(lead), a) >= thr) {
+            uint4 tail = tr_block(seed, i, pos, TR_TAG_EXACT_TAIL);
+            double s = __fma_rn(neg_t, tr_exact_ln_variate(tr_grid_point(lead, tail)), a);
+            if (s > tr_ninf() && tr_better(s, i, bs, bi)) {
+                bs = s;
+                bi = i;
+            }
+        }
+    }
+    __syncwarp();
+    qn = 0;
+}
+
+#ifndef TR_PREFETCH_DEPTH
+#define TR_PREFETCH_DEPTH 2
+#endif
+
+template <int DT, bool BIAS>
+__device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
+                              bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
+                              double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc) {
+    typedef typename AType<BIAS>::T AT;
+    extern __shared__ u64 tr_dyn_smem[];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    WarpQueue q;
+    {
+        u8* base = (u8*)tr_dyn_smem + (u64)warp * cap * 16;
+        q.a = (double*)base;
+        q.idx = (u32*)(base + (u64)cap * 8);
+        q.lead = (u32*)(base + (u64)cap * 12);
+    }
+    u32 qn = 0;
+    const double lbc_lane = tr_class_bound(lane);
+    double thr = tr_ninf();
+    Cutoffs<BIAS> cut;
+    cut.compute(neg_t, lbc_lane, thr, cut_a);
+    bool bad = false, any = false;
+    double bs = tr_ninf();
+    u32 bi = TR_NO_TOKEN;
+    bool first = true;
+
+    auto raise = [&](double v) {
+        if (v > thr) {
+            thr = v;
+            if (lane == 0) atomicMax((unsigned long long*)s_thr, (unsigned long long)tr_dkey(thr));
+            cut.compute(neg_t, lbc_lane, thr, cut_a);
+        }
+    };
+
+    // One unit (8 elements) per lane; `a` already converted.
+    auto unit = [&](const AT a[8], i64 u) {
+        const uint4 l0 = tr_block(seed, (u32)(2 * u), pos, TR_TAG_EXACT_LEAD);
+        const uint4 l1 = tr_block(seed, (u32)(2 * u + 1), pos, TR_TAG_EXACT_LEAD);
+        const u32 ld[8] = {l0.x, l0.y, l0.z, l0.w, l1.x, l1.y, l1.z, l1.w};
+        const u32 ibase = (u32)(u * 8);
+        if (first) {
+            // Pilot: a lower bound of some survivor's score sets the first threshold.
+            first = false;
+            double lo_best = tr_ninf();
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[k];
+                if (av > tr_ninf() && tr_keeps(av, ibase + k, cut_a, cut_i)) {
+                    double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[k]), av);
+                    lo_best = (s > lo_best) ? s : lo_best;
+                }
+            }
+            lo_best = tr_warp_max(lo_best);
+            double bt = tr_dunkey(*(volatile u64*)s_thr);
+            raise((bt > lo_best) ? bt : lo_best);
+        }
+        bool anyc = false;
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            bad |= !(a[k] < (AT)tr_inf());
+            any |= a[k] > (AT)tr_ninf();
+            anyc |= a[k] >= cut.get(ld[k]);
+        }
+        if (__any_sync(TR_FULL, anyc)) {
+            // Rare: some lane holds a candidate. Recompute which, raise thr from
+            // their score lower bounds, queue those whose upper bound reaches it.
+            u32 cand = 0;
+#pragma unroll
+            for (int k = 0; k < 8; k++) cand |= (a[k] >= cut.get(ld[k]) ? 1u : 0u) << k;
+            double lo_best = tr_dunkey(*(volatile u64*)s_thr);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[k];
+                if (((cand >> k) & 1) && tr_keeps(av, ibase + k, cut_a, cut_i)) {
+                    double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[k]), av);
+                    lo_best = (s > lo_best) ? s : lo_best;
+                }
+            }
+            raise(tr_warp_max(lo_best));
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[k];
+                u32 i = ibase + k;
+                bool push = ((cand >> k) & 1) && tr_keeps(av, i, cut_a, cut_i) &&
+                            __fma_rn(neg_t, tr_ln_lower_bound(ld[k]), av) >= thr;
+                u32 bal_k = __ballot_sync(TR_FULL, push);
+                if (bal_k) {
+                    u32 n = __popc(bal_k);
+                    if (qn + n > cap) {
+                        tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
+                        raise(tr_warp_max(bs));
+                    }
+                    if (push) {
+                        u32 slot = qn + __popc(bal_k & ((1u << lane) - 1));
+                        q.idx[slot] = i;
+                        q.lead[slot] = ld[k];
+                        q.a[slot] = av;
+                    }
+                    qn += n;
+                }
+            }
+        }
+    };
+
+    // The unit loop (warp-uniform trip count), loads issued TR_PREFETCH_DEPTH
+    // units ahead of their use.
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    const i64 step = (i64)nwarps * 32;
+    i64 u0 = unit_lo + (i64)warp * 32;
+    if (u0 < unit_hi) {
+        RawA<DT, BIAS> ra = tr_fetch_a<DT, BIAS>(row, brow, (u0 + lane) * 8, vocab, al, bal,
+                                                 u0 + lane < unit_hi);
+#if TR_PREFETCH_DEPTH >= 2
+        RawA<DT, BIAS> rb;
+        if (u0 + step < unit_hi)
+            rb = tr_fetch_a<DT, BIAS>(row, brow, (u0 + step + lane) * 8, vocab, al, bal,
+                                      u0 + step + lane < unit_hi);
+        while (true) {
+            {
+                AT a[8];
+                tr_convert_a<DT, BIAS>(ra, a);
+                const i64 un = u0 + 2 * step + lane;
+                if (u0 + 2 * step < unit_hi)
+                    ra = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
+                unit(a, u0 + lane);
+            }
+            u0 += step;
+            if (u0 >= unit_hi) break;
+            {
+                AT a[8];
+                tr_convert_a<DT, BIAS>(rb, a);
+                const i64 un = u0 + 2 * step + lane;
+                if (u0 + 2 * step < unit_hi)
+                    rb = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
+                unit(a, u0 + lane);
+            }
+            u0 += step;
+            if (u0 >= unit_hi) break;
+        }
+#else
+        while (true) {
+            AT a[8];
+            tr_convert_a<DT, BIAS>(ra, a);
+            const i64 un = u0 + step + lane;
+            if (u0 + step < unit_hi)
+                ra = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
+            unit(a, u0 + lane);
+            u0 += step;
+            if (u0 >= unit_hi) break;
+        }
+#endif
+    }
+    // Final: the block's best threshold, then the queue.
+    __syncthreads();
+    double bt = tr_dunkey(*(volatile u64*)s_thr);
+    thr = (bt > thr) ? bt : thr;
+    tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
+    acc.bad = bad;
+    acc.any = any;
+    acc.best_s = bs;
+    acc.best_i = bi;
+}
+
+// ---- the pass kernel ----
+// FAST: the batch has no bias and every racing row uses the exact profile (the
+// host knows from the parameters), so the bias and direct paths are compiled
+// out and the hot loop gets the registers.
+template <int DT, bool FAST>
+__device__ void tr_pass(const SampleArgs& A) {
+    typedef typename Elem<DT>::T ET;
+    __shared__ u64 s_thr;
+    __shared__ u32 s_flags[TR_MAX_WARPS];
+    __shared__ double s_max_a[TR_MAX_WARPS], s_best_s[TR_MAX_WARPS];
+    __shared__ u32 s_max_i[TR_MAX_WARPS], s_best_i[TR_MAX_WARPS];
+    __shared__ bool s_last;
+
+    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
+    const double t = A.temperature[row];
+    const u32 top_k = A.top_k[row];
+    const bool greedy = (t == 0.0) || top_k == 1;
+    const bool filt = top_k != 0 || A.top_p[row] < 1.0 || A.min_p[row] > 0.0;
+    double cut_a = tr_ninf();
+    u32 cut_i = TR_NO_TOKEN;
+    bool race;
+    if (A.phase == 0) {
+        race = !(greedy || filt);
+    } else {
+        RowState st = A.rowstate[row];
+        if (!st.need_race) return;
+        race = true;
+        cut_a = st.cut_a;
+        cut_i = st.cut_index;
+    }
+    const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
+    const float* brow = tr_bias_row(A, row);
+    const bool al = (((u64)xrow) & 15) == 0;
+    const bool bal = brow != 0 && (((u64)brow) & 15) == 0;
+    const i64 lo = (i64)chunk * A.chunk_len;
+    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
+    const u32 profile = A.profile[row];
+    const u64 seed = A.seed[row], pos = A.position[row];
+    const double neg_t = -t;
+
+    if (threadIdx.x == 0) s_thr = tr_dkey(tr_ninf());
+    __syncthreads();
+
+    Acc acc;
+    acc.bad = false;
+    acc.any = false;
+    acc.max_a = tr_ninf();
+    acc.max_i = TR_NO_TOKEN;
+    acc.best_s = tr_ninf();
+    acc.best_i = TR_NO_TOKEN;
+    if (FAST) {
+        if (!race)
+            tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+        else
+            tr_race_exact<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos, cut_a,
+                                     cut_i, A.queue_cap, &s_thr, acc);
+    } else if (!race) {
+        if (brow)
+            tr_scan<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+        else
+            tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+    } else if (profile == TR_PROFILE_EXACT) {
+        if (brow)
+            tr_race_exact<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos, cut_a,
+                                    cut_i, A.queue_cap, &s_thr, acc);
+        else
+            tr_race_exact<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos, cut_a,
+                                     cut_i, A.queue_cap, &s_thr, acc);
+    } else {
+        if (brow)
+            tr_race_direct<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
+                                     cut_a, cut_i, acc);
+        else
+            tr_race_direct<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
+                                      cut_a, cut_i, acc);
+    }
+
+    // Block reduction.
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
+    double ma = acc.max_a;
+    u32 mi = acc.max_i;
+    tr_warp_best(ma, mi);
+    double bs = acc.best_s;
+    u32 bi = acc.best_i;
+    tr_warp_best(bs, bi);
+    if (lane == 0) {
+        s_flags[warp] = flags;
+        s_max_a[warp] = ma;
+        s_max_i[warp] = mi;
+        s_best_s[warp] = bs;
+        s_best_i[warp] = bi;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        flags = 0;
+        ma = tr_ninf();
+        mi = TR_NO_TOKEN;
+        bs = tr_ninf();
+        bi = TR_NO_TOKEN;
+        if (lane < nwarps) {
+            flags = s_flags[lane];
+            ma = s_max_a[lane];
+            mi = s_max_i[lane];
+            bs = s_best_s[lane];
+            bi = s_best_i[lane];
+        }
+        flags = __reduce_or_sync(TR_FULL, flags);
+        tr_warp_best(ma, mi);
+        tr_warp_best(bs, bi);
+        if (lane == 0) {
+            Partial p;
+            p.score = bs;
+            p.max_a = ma;
+            p.index = bi;
+            p.max_index = mi;
+            p.flags = flags;
+            p.pad = 0;
+            A.partials[blockIdx.x] = p;
+            if (A.nchunks == 1) {
+                s_last = true;
+            } else {
+                __threadfence();
+                u32 prev = atomicAdd(&A.counters[row], 1u);
+                s_last = (prev == A.nchunks - 1);
+            }
+        }
+    }
+    __syncthreads();
+    if (!s_last) return;
+    // The last block of the row combines the partials (order-free).
+    __threadfence();
+    if (warp != 0) return;
+    flags = 0;
+    ma = tr_ninf();
+    mi = TR_NO_TOKEN;
+    bs = tr_ninf();
+    bi = TR_NO_TOKEN;
+    const Partial* pp = A.partials + (u64)row * A.nchunks;
+    for (u32 c = lane; c < A.nchunks; c += 32) {
+        double s2 = __ldcg(&pp[c].score);
+        double m2 = __ldcg(&pp[c].max_a);
+        u32 i2 = __ldcg(&pp[c].index);
+        u32 mi2 = __ldcg(&pp[c].max_index);
+        flags |= __ldcg(&pp[c].flags);
+        if (tr_better(s2, i2, bs, bi)) {
+            bs = s2;
+            bi = i2;
+        }
+        if (tr_better(m2, mi2, ma, mi)) {
+            ma = m2;
+            mi = mi2;
+        }
+    }
+    flags = __reduce_or_sync(TR_FULL, flags);
+    tr_warp_best(ma, mi);
+    tr_warp_best(bs, bi);
+    if (lane != 0) return;
+    if (A.nchunks > 1) A.counters[row] = 0;  // ready for the next launch (graph replays)
+    if (A.phase == 1) {
+        A.out_token[row] = bi;
+        A.out_status[row] = 0;
+        return;
+    }
+    u8 status = (flags & 1) ? 1 : ((flags & 2) ? 0 : 2);
+    RowState st;
+    st.a_max = ma;
+    st.cut_a = tr_ninf();
+    st.cut_index = TR_NO_TOKEN;
+    st.need_race = 0;
+    st.pad0 = 0;
+    st.pad1 = 0;
+    u32 token = TR_NO_TOKEN;
+    if (status == 0) {
+        if (greedy)
+            token = mi;
+        else if (!filt)
+            token = bi;
+        else
+            st.need_race = 1;
+    }
+    A.rowstate[row] = st;
+    A.out_token[row] = token;
+    A.out_status[row] = status;
+}
+
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_pass<0, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_pass<1, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_pass<2, false>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_pass<0, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_pass<1, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_pass<2, true>(A); }
+
+// ---- sparse bias rows expanded to dense rows ----
+extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {
+    const u32 row = blockIdx.x;
+    if (A.bias_kind[row] != TR_BIAS_SPARSE) return;
+    float* dst = A.sparse_dense + (u64)A.bias_slot[row] * (u64)A.vocab;
+    for (u64 i = threadIdx.x; i < A.vocab; i += blockDim.x) dst[i] = 0.0f;
+    __syncthreads();
+    const u32 s = A.sparse_offsets[row], e = A.sparse_offsets[row + 1];
+    for (u32 j = s + threadIdx.x; j < e; j += blockDim.x) dst[A.sparse_index[j]] = A.sparse_value[j];
+}
+
+// ---- the rank-order filters: one block per filter row (spec: SAMPLER.md §4) ----
+
+struct FilterShared {
+    u32 cnt[256];
+    u64 w_lo[256];
+    u64 w_hi[256];
+    u64 scratch[TR_MAX_WARPS][32];
+    u64 red_lo, red_hi, red_cnt, kmin, kmax, dmin;
+    u64 and_rest[2], or_rest[2];  // AND / OR of the key bits under the current digit
+    u32 digit, digit_cnt, level;
+    u64 prefix_lo, prefix_hi;
+    u64 found_key;
+    u32 found_index;
+};
+
+// Rank key of a: the order key of a + 0.0, so -0.0 and +0.0 (equal in rank
+// order, where the index decides) get the same key.
+__device__ __forceinline__ u64 tr_rkey(double a) { return tr_dkey(__dadd_rn(a, 0.0)); }
+
+__device__ __forceinline__ void tr_atomic_add128(u64* lo, u64* hi, u128 v) {
+    u64 vl = (u64)v, vh = (u64)(v >> 64);
+    unsigned long long old = atomicAdd((unsigned long long*)lo, (unsigned long long)vl);
+    if ((u64)old + vl < (u64)old) vh += 1;
+    if (vh) atomicAdd((unsigned long long*)hi, (unsigned long long)vh);
+}
+
+// Calls f(a[8], first index) for every 8-element unit of a row, 16-byte loads
+// where aligned; the trip count is warp-uniform (warp collectives allowed in f),
+// and positions past the row read as -inf (never survivors).
+template <int DT, bool BIAS, class F>
+__device__ __forceinline__ void tr_for_units(const typename Elem<DT>::T* row, const float* brow,
+                                             u32 vocab, F f) {
+    typedef typename AType<BIAS>::T AT;
+    const bool al = (((u64)row) & 15) == 0;
+    const bool bal = BIAS && ((((u64)brow) & 15) == 0);
+    const u64 units = ((u64)vocab + 7) / 8;
+    for (u64 u0 = threadIdx.x & ~31u; u0 < units; u0 += blockDim.x) {
+        const u64 u = u0 + (threadIdx.x & 31);
+        RawA<DT, BIAS> r = tr_fetch_a<DT, BIAS>(row, brow, (i64)u * 8, vocab, al, bal, u < units);
+        AT a[8];
+        tr_convert_a<DT, BIAS>(r, a);
+        f(a, (u32)(u * 8));
+    }
+}
+
+// The element of the survivors of (cut_a, cut_i) at which the running weight in
+// rank order first reaches `target` (weights: 1, or the top-p masses).
+// Exact radix selection over the 96-bit key (rank key of a, ~index), 8 bits a
+// level; levels whose bits are the same for every remaining element are skipped.
+template <int DT, bool BIAS>
+__device__ void tr_select(FilterShared& S, const typename Elem<DT>::T* row, const float* brow,
+                          u32 vocab, double cut_a, u32 cut_i, bool masses, double a_max, double t,
+                          u128 target, u64 kmin, u64 kmax, double& out_a, u32& out_i) {
+    typedef typename AType<BIAS>::T AT;
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int common = (kmin == kmax) ? 64 : __clzll((i64)(kmin ^ kmax));
+    if (threadIdx.x == 0) {
+        int level = common / 8;  // digits of the key known to all survivors
+        u128 prefix = (level == 0) ? (u128)0 : (u128)(kmin >> (64 - 8 * level));
+        S.level = (u32)level;
+        S.prefix_lo = (u64)prefix;
+        S.prefix_hi = (u64)(prefix >> 64);
+        S.digit_cnt = 2;
+    }
+    u128 rem = target;  // meaningful in thread 0, the only reader
+    __syncthreads();
+    while (true) {
+        const int level = (int)S.level;
+        const u128 prefix = ((u128)S.prefix_hi << 64) | (u128)S.prefix_lo;
+        if (level == 12) {
+            out_a = tr_dunkey((u64)(prefix >> 32));
+            out_i = ~(u32)prefix;
+            return;
+        }
+        if (S.digit_cnt == 1) {
+            // One element left under the prefix: find it.
+            const int sh = 96 - 8 * level;
+            tr_for_units<DT, BIAS>(row, brow, vocab, [&](const AT a[8], u32 ib) {
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    double av = (double)a[k];
+                    if (av > tr_ninf() && tr_keeps(av, ib + k, cut_a, cut_i)) {
+                        u128 key = (((u128)tr_rkey(av)) << 32) | (u128)(~(ib + k));
+                        if ((key >> sh) == prefix) {
+                            S.found_key = tr_rkey(av);
+                            S.found_index = ib + k;
+                        }
+                    }
+                }
+            });
+            __syncthreads();
+            out_a = tr_dunkey(S.found_key);
+            out_i = S.found_index;
+            return;
+        }
+        for (u32 d = threadIdx.x; d < 256; d += blockDim.x) {
+            S.cnt[d] = 0;
+            S.w_lo[d] = 0;
+            S.w_hi[d] = 0;
+        }
+        if (threadIdx.x == 0) {
+            S.and_rest[0] = ~0ULL;
+            S.and_rest[1] = ~0ULL;
+            S.or_rest[0] = 0;
+            S.or_rest[1] = 0;
+        }
+        __syncthreads();
+        const int shift = 88 - 8 * level;
+        const u128 rest_mask = (((u128)1) << shift) - 1;
+        u128 and_r = ~(u128)0, or_r = 0;
+        tr_for_units<DT, BIAS>(row, brow, vocab, [&](const AT a[8], u32 ib) {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[k];
+                bool part = false;
+                u32 d = 0;
+                u64 w = 0;
+                if (av > tr_ninf() && tr_keeps(av, ib + k, cut_a, cut_i)) {
+                    u128 key = (((u128)tr_rkey(av)) << 32) | (u128)(~(ib + k));
+                    if ((key >> (shift + 8)) == prefix) {
+                        part = true;
+                        d = (u32)(key >> shift) & 255u;
+                        and_r &= key & rest_mask;
+                        or_r |= key & rest_mask;
+                        if (masses) w = tr_top_p_mass(av, a_max, t);
+                    }
+                }
+                if (!__any_sync(TR_FULL, part)) continue;
+                // Warp aggregation: lanes with the same digit add once.
+                u32 grp = __match_any_sync(TR_FULL, part ? d : (256u + lane));
+                bool leader = part && lane == (u32)(__ffs(grp) - 1);
+                if (!masses) {
+                    if (leader) atomicAdd(&S.cnt[d], (u32)__popc(grp));
+                } else {
+                    S.scratch[warp][lane] = w;
+                    __syncwarp();
+                    if (leader) {
+                        u128 sum = 0;
+                        u32 m = grp;
+                        while (m) {
+                            int l = __ffs(m) - 1;
+                            m &= m - 1;
+                            sum += S.scratch[warp][l];
+                        }
+                        atomicAdd(&S.cnt[d], (u32)__popc(grp));
+                        tr_atomic_add128(&S.w_lo[d], &S.w_hi[d], sum);
+                    }
+                    __syncwarp();
+                }
+            }
+        });
+        {
+            u64 al = (u64)and_r, ah = (u64)(and_r >> 64), ol = (u64)or_r, oh = (u64)(or_r >> 64);
+            atomicAnd((unsigned long long*)&S.and_rest[0], (unsigned long long)al);
+            atomicAnd((unsigned long long*)&S.and_rest[1], (unsigned long long)ah);
+            atomicOr((unsigned long long*)&S.or_rest[0], (unsigned long long)ol);
+            atomicOr((unsigned long long*)&S.or_rest[1], (unsigned long long)oh);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            u128 before = 0;
+            int chosen = -1;
+            for (int d = 255; d >= 0; d--) {
+                u128 wd = masses ? (((u128)S.w_hi[d] << 64) | (u128)S.w_lo[d]) : (u128)S.cnt[d];
+                if (wd != 0 && rem <= before + wd) {
+                    chosen = d;
+                    break;
+                }
+                before += wd;
+            }
+            // The invariant (0 < rem <= weight under the prefix) makes chosen >= 0.
+            if (chosen < 0) chosen = 0;
+            rem -= before;
+            u128 p = (prefix << 8) | (u128)(u32)chosen;
+            int lv = level + 1;
+            // Skip digits that every remaining element shares.
+            const u128 and_all = ((u128)S.and_rest[1] << 64) | (u128)S.and_rest[0];
+            const u128 or_all = ((u128)S.or_rest[1] << 64) | (u128)S.or_rest[0];
+            while (lv < 12) {
+                const int sh = 88 - 8 * lv;
+                if ((((and_all ^ or_all) >> sh) & 255) != 0) break;
+                p = (p << 8) | ((and_all >> sh) & 255);
+                lv++;
+            }
+            S.level = (u32)lv;
+            S.prefix_lo = (u64)p;
+            S.prefix_hi = (u64)(p >> 64);
+            S.digit_cnt = S.cnt[chosen];
+        }
+        __syncthreads();
+    }
+}
+
+__device__ __forceinline__ void tr_tighter(double& ca, u32& ci, double oa, u32 oi) {
+    if (oa > ca || (oa == ca && oi < ci)) {
+        ca = oa;
+        ci = oi;
+    }
+}
+
+template <int DT, bool BIAS>
+__device__ void tr_filter_row(FilterShared& S, const SampleArgs& A, u32 row, const RowState& st,
+                              const float* brow) {
+    typedef typename Elem<DT>::T ET;
+    typedef typename AType<BIAS>::T AT;
+    const double t = A.temperature[row];
+    const u32 top_k = A.top_k[row];
+    const double top_p = A.top_p[row], min_p = A.min_p[row];
+    const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
+    const u32 vocab = A.vocab;
+    const double a_max = st.a_max;
+    double cut_a = tr_ninf();
+    u32 cut_i = TR_NO_TOKEN;
+
+    if (min_p > 0.0) {
+        const double thr = tr_min_p_threshold(t, min_p);
+        if (threadIdx.x == 0) S.dmin = tr_dkey(a_max);
+        __syncthreads();
+        double lowest = a_max;
+        tr_for_units<DT, BIAS>(xrow, brow, vocab, [&](const AT a[8], u32) {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[k];
+                if (av > tr_ninf() && __dsub_rn(av, a_max) >= thr && av < lowest) lowest = av;
+            }
+        });
+        atomicMin((unsigned long long*)&S.dmin, (unsigned long long)tr_dkey(lowest));
+        __syncthreads();
+        tr_tighter(cut_a, cut_i, tr_dunkey(S.dmin), TR_NO_TOKEN);
+        __syncthreads();
+    }
+    for (int stage = 0; stage < 2; stage++) {
+        const bool masses = stage == 1;
+        if (stage == 0 && top_k == 0) continue;
+        if (stage == 1 && !(top_p < 1.0)) continue;
+        // Count, total mass and key range of the current survivors.
+        if (threadIdx.x == 0) {
+            S.red_lo = 0;
+            S.red_hi = 0;
+            S.red_cnt = 0;
+            S.kmin = ~0ULL;
+            S.kmax = 0;
+        }
+        __syncthreads();
+        u64 cnt = 0;
+        u128 tot = 0;
+        u64 kmn = ~0ULL, kmx = 0;
+        tr_for_units<DT, BIAS>(xrow, brow, vocab, [&](const AT a[8], u32 ib) {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[k];
+                if (av > tr_ninf() && tr_keeps(av, ib + k, cut_a, cut_i)) {
+                    cnt++;
+                    if (masses) tot += tr_top_p_mass(av, a_max, t);
+                    u64 key = tr_rkey(av);
+                    kmn = key < kmn ? key : kmn;
+                    kmx = key > kmx ? key : kmx;
+                }
+            }
+        });
+        atomicAdd((unsigned long long*)&S.red_cnt, (unsigned long long)cnt);
+        if (masses) tr_atomic_add128(&S.red_lo, &S.red_hi, tot);
+        atomicMin((unsigned long long*)&S.kmin, (unsigned long long)kmn);
+        atomicMax((unsigned long long*)&S.kmax, (unsigned long long)kmx);
+        __syncthreads();
+        const u64 n = S.red_cnt;
+        const u128 total = ((u128)S.red_hi << 64) | (u128)S.red_lo;
+        const u64 kmin = S.kmin, kmax = S.kmax;
+        __syncthreads();
+        u128 target;
+        if (!masses) {
+            if (n <= (u64)top_k) continue;  // top-k keeps them all
+            target = top_k;
+        } else {
+            target = tr_top_p_target(top_p, total);
+        }
+        double ea;
+        u32 ei;
+        tr_select<DT, BIAS>(S, xrow, brow, vocab, cut_a, cut_i, masses, a_max, t, target, kmin, kmax,
+                            ea, ei);
+        tr_tighter(cut_a, cut_i, ea, ei);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        A.rowstate[row].cut_a = cut_a;
+        A.rowstate[row].cut_index = cut_i;
+    }
+}
+
+template <int DT>
+__device__ void tr_filter(const SampleArgs& A) {
+    __shared__ FilterShared S;
+    const u32 row = blockIdx.x;
+    RowState st = A.rowstate[row];
+    if (!st.need_race) return;
+    const float* brow = tr_bias_row(A, row);
+    if (brow)
+        tr_filter_row<DT, true>(S, A, row, st, brow);
+    else
+        tr_filter_row<DT, false>(S, A, row, st, brow);
+}
+
+extern "C" __global__ void __launch_bounds__(512) tr_filter_f32(const SampleArgs A) { tr_filter<0>(A); }
+extern "C" __global__ void __launch_bounds__(512) tr_filter_bf16(const SampleArgs A) { tr_filter<1>(A); }
+extern "C" __global__ void __launch_bounds__(512) tr_filter_f16(const SampleArgs A) { tr_filter<2>(A); }

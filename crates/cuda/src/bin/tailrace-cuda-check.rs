@@ -1,0 +1,1133 @@
+//! `tailrace-cuda-check`: the GPU acceptance run of the CUDA backend.
+//!
+//! 1. noise/math dumps: device bits == CPU bits for every profile;
+//! 2. differential check: >= 10^5 random rows, GPU == `tailrace_model::sample_batch`;
+//! 3. invariance: rows alone, permuted, doubled batches, other launch geometry,
+//!    CUDA graph replays;
+//! 4. timing with CUDA events (median of >= 50, inputs rotated through buffers
+//!    larger than L2).
+//!
+//! Writes a JSON summary to `--out`, mismatch reports next to it, and prints a
+//! short summary last. Every failure is reported, none panics silently.
+
+#[path = "check/gen.rs"]
+mod gen;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use gen::{Batch, Rng, RowReport, Typed};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tailrace_cuda::debug::{cpu_int_words, cpu_math_words, same_f32_bits, same_f64_bits, NoiseWords};
+use tailrace_cuda::{
+    kernels, DeviceLogits, DeviceOutput, DeviceParams, Dtype, LaunchOptions, Sampler,
+};
+use tailrace_model::{
+    sample_batch, LogitBias, NoiseProfile, RawParams, RowOutput, RowRequest, SamplingParams,
+};
+
+#[derive(Parser)]
+#[command(about = "GPU acceptance checks and timings of the tailrace CUDA backend")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    /// JSON summary path.
+    #[arg(long, default_value = "tailrace-cuda-check.json")]
+    out: PathBuf,
+    /// Rows of the differential check.
+    #[arg(long, default_value_t = 100_000)]
+    rows: usize,
+    /// Seed of the random batches.
+    #[arg(long, default_value_t = 0x7A11_2ACE)]
+    seed: u64,
+    /// Noise dump triples per profile.
+    #[arg(long, default_value_t = 4000)]
+    noise: usize,
+    /// Timed iterations per configuration (median reported).
+    #[arg(long, default_value_t = 100)]
+    iters: usize,
+    /// Skip the timing phase.
+    #[arg(long)]
+    no_timing: bool,
+    /// Only the timing phase.
+    #[arg(long)]
+    timing_only: bool,
+    /// Skip the invariance phase.
+    #[arg(long)]
+    no_invariance: bool,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// Kernel variants to time, each `NAME=VALUE;NAME=VALUE` (e.g.
+    /// `TR_FAST_BOUNDS=__launch_bounds__(512)`).
+    #[arg(long)]
+    variant: Vec<String>,
+    /// Stop the differential check after this many seconds.
+    #[arg(long, default_value_t = 240)]
+    diff_budget_s: u64,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Print the assembled NVRTC source.
+    Source,
+    /// Compile for an architecture (no GPU needed) and print NVRTC's log with ptxas statistics.
+    CompileInfo {
+        #[arg(default_value = "sm_90")]
+        arch: String,
+        /// Extra `NAME=VALUE` defines (tuning variants).
+        #[arg(long = "define")]
+        defines: Vec<String>,
+    },
+    /// Compile to a CUBIN file (no GPU needed), for nvdisasm/cuobjdump.
+    Cubin {
+        path: PathBuf,
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Extra `NAME=VALUE` defines (tuning variants).
+        #[arg(long = "define")]
+        defines: Vec<String>,
+    },
+    /// Regenerate one batch and compare CPU and GPU row by row (debugging).
+    Batch { id: u64 },
+    /// Run one configuration a few times (for profilers such as ncu).
+    Bench {
+        #[arg(long, default_value_t = 1024)]
+        rows: usize,
+        #[arg(long, default_value_t = 131072)]
+        vocab: usize,
+        #[arg(long, default_value_t = 0)]
+        top_k: u32,
+        #[arg(long, default_value_t = 1.0)]
+        top_p: f64,
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+    },
+    /// Generate batches and time the CPU model on them (no GPU needed).
+    CpuStats {
+        #[arg(default_value_t = 200)]
+        batches: u64,
+    },
+}
+
+static PROGRESS: AtomicU64 = AtomicU64::new(0);
+
+fn log(msg: impl AsRef<str>) {
+    let t = START.get_or_init(Instant::now).elapsed().as_secs_f64();
+    println!("[{t:8.2}s] {}", msg.as_ref());
+    let _ = std::io::stdout().flush();
+}
+static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+fn main() {
+    START.get_or_init(Instant::now);
+    let cli = Cli::parse();
+    let code = match run(&cli) {
+        Ok(ok) => {
+            if ok {
+                0
+            } else {
+                1
+            }
+        }
+        Err(e) => {
+            println!("FATAL: {e:#}");
+            2
+        }
+    };
+    std::process::exit(code);
+}
+
+fn run(cli: &Cli) -> Result<bool> {
+    match &cli.cmd {
+        Some(Cmd::Source) => {
+            println!("{}", kernels::source());
+            return Ok(true);
+        }
+        Some(Cmd::CompileInfo { arch, defines }) => {
+            let c = kernels::compile_with(arch, defines, &["--ptxas-options=-v".into()])?;
+            println!("arch {arch} defines {defines:?}\n{}", c.log);
+            return Ok(true);
+        }
+        Some(Cmd::Cubin {
+            path,
+            arch,
+            defines,
+        }) => {
+            let c = kernels::compile_with(arch, defines, &[])?;
+            std::fs::write(path, &c.image)?;
+            println!("wrote {} bytes ({})", c.image.len(), if c.is_cubin { "cubin" } else { "ptx" });
+            return Ok(true);
+        }
+        Some(Cmd::CpuStats { batches }) => {
+            let t = Instant::now();
+            let group: Vec<Batch> = (0..*batches)
+                .into_par_iter()
+                .map(|id| Batch::generate(cli.seed, id))
+                .collect();
+            let gen_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let outs: Vec<Vec<RowOutput>> = group.par_iter().map(cpu_eval).collect::<Result<_>>()?;
+            let rows: usize = outs.iter().map(|o| o.len()).sum();
+            let large: usize = group.iter().filter(|b| b.vocab >= 65536).map(|b| b.rows()).sum();
+            println!(
+                "{batches} batches, {rows} rows ({large} large): generated in {gen_s:.2}s, CPU model {:.2}s on {} threads",
+                t.elapsed().as_secs_f64(),
+                rayon::current_num_threads()
+            );
+            return Ok(true);
+        }
+        _ => {}
+    }
+    let mut sampler = Sampler::new(cli.device).context("starting the CUDA sampler")?;
+    if let Some(Cmd::Bench {
+        rows,
+        vocab,
+        top_k,
+        top_p,
+        reps,
+    }) = &cli.cmd
+    {
+        let stream = sampler.stream().clone();
+        let mut buf = stream.alloc_zeros::<u16>(rows * vocab)?;
+        sampler.fill_random(&mut buf, Dtype::Bf16, cli.seed, 2.0)?;
+        let reqs: Vec<RowRequest> = (0..*rows as u64)
+            .map(|r| {
+                RowRequest::from(
+                    SamplingParams::new(RawParams {
+                        top_k: *top_k,
+                        top_p: *top_p,
+                        seed: r,
+                        position: 7 * r,
+                        ..RawParams::default()
+                    })
+                    .expect("valid"),
+                )
+            })
+            .collect();
+        let params = DeviceParams::new(&stream, *vocab, &reqs)?;
+        let mut out = DeviceOutput::new(&stream, *rows)?;
+        let logits = DeviceLogits::new(&buf, &stream, Dtype::Bf16, *rows, *vocab, *vocab)?;
+        for _ in 0..*reps {
+            sampler.sample(&logits, &params, &mut out, &LaunchOptions::default())?;
+        }
+        let got = out.download(&stream)?;
+        println!("bench done: {} rows, first token {:?}", got.len(), got.first());
+        return Ok(true);
+    }
+    if let Some(Cmd::Batch { id }) = &cli.cmd {
+        let b = Batch::generate(cli.seed, *id);
+        let cpu = cpu_eval(&b)?;
+        let gpu = gpu_eval(&mut sampler, &b, &LaunchOptions::default())?;
+        for r in 0..b.rows() {
+            let rep = b.report(r, format!("{:?}", cpu[r]), format!("{:?}", gpu[r]));
+            println!(
+                "{} {}",
+                if cpu[r] == gpu[r] { "ok " } else { "BAD" },
+                serde_json::to_string(&rep)?
+            );
+        }
+        return Ok(true);
+    }
+    let dir = cli
+        .out
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."));
+    std::fs::create_dir_all(&dir).ok();
+    let mut summary = serde_json::Map::new();
+    let ctx = sampler.context().clone();
+    let (arch, nvrtc_log) = sampler.kernel_info();
+    let device = json!({
+        "name": ctx.name().unwrap_or_default(),
+        "compute_capability": format!("{:?}", ctx.compute_capability().ok()),
+        "sm_count": sampler.sm_count(),
+        "arch": arch,
+        "nvrtc_log": nvrtc_log,
+        "rayon_threads": rayon::current_num_threads(),
+    });
+    log(format!("device: {device}"));
+    summary.insert("device".into(), device);
+    let write_summary = |s: &serde_json::Map<String, serde_json::Value>| {
+        let _ = std::fs::write(
+            &cli.out,
+            serde_json::to_string_pretty(&serde_json::Value::Object(s.clone())).unwrap_or_default(),
+        );
+    };
+    // Progress watchdog: shows where a hang happened.
+    std::thread::spawn(|| loop {
+        std::thread::sleep(Duration::from_secs(30));
+        log(format!("... progress counter {}", PROGRESS.load(Ordering::Relaxed)));
+    });
+
+    let mut all_ok = true;
+    let mut lines: Vec<String> = Vec::new();
+    if !cli.timing_only {
+        // 1. Dumps.
+        let (ok, v) = check_dumps(&sampler, cli)?;
+        all_ok &= ok;
+        lines.push(format!("dumps: {}", v["summary"].as_str().unwrap_or("")));
+        summary.insert("dumps".into(), v);
+        write_summary(&summary);
+
+        // 2. Differential.
+        let (ok, v) = check_differential(&mut sampler, cli, &dir)?;
+        all_ok &= ok;
+        lines.push(format!("differential: {}", v["summary"].as_str().unwrap_or("")));
+        summary.insert("differential".into(), v);
+        write_summary(&summary);
+
+        // 3. Invariance.
+        if !cli.no_invariance {
+            let (ok, v) = check_invariance(&mut sampler, cli)?;
+            all_ok &= ok;
+            lines.push(format!("invariance: {}", v["summary"].as_str().unwrap_or("")));
+            summary.insert("invariance".into(), v);
+            write_summary(&summary);
+        }
+    }
+    if !cli.no_timing {
+        let (table, v) = timing(&mut sampler, cli)?;
+        summary.insert("timing".into(), v);
+        write_summary(&summary);
+        std::fs::write(dir.join("timing.txt"), &table).ok();
+        lines.push(format!("timing:\n{table}"));
+    }
+    summary.insert("all_ok".into(), json!(all_ok));
+    write_summary(&summary);
+    println!("==================== SUMMARY ====================");
+    for l in &lines {
+        println!("{l}");
+    }
+    println!("RESULT: {}", if all_ok { "PASS" } else { "FAIL" });
+    Ok(all_ok)
+}
+
+// ---------------------------------------------------------------- dumps
+
+fn check_dumps(sampler: &Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
+    log("dumps: noise, math, integer conversions");
+    let mut r = Rng(cli.seed ^ 0xD0D0);
+    let special_u64 = [0u64, 1, (1 << 32) - 1, 1 << 32, (1 << 63) - 1, 1 << 63, u64::MAX];
+    let special_idx = [0u32, 1, 2, 3, 4, 5, 131071, 131072, (1 << 31) - 1, 1 << 31, u32::MAX];
+    let mut per_profile = serde_json::Map::new();
+    let mut ok = true;
+    let mut bound_violations = 0u64;
+    let mut total = 0usize;
+    let mut bad_total = 0usize;
+    for profile in NoiseProfile::ALL {
+        let triples: Vec<(u64, u64, u32)> = (0..cli.noise)
+            .map(|j| {
+                let seed = if j % 7 == 0 { r.pick(&special_u64) } else { r.next() };
+                let pos = if j % 5 == 0 {
+                    r.pick(&special_u64)
+                } else if j % 2 == 0 {
+                    r.below(1 << 20)
+                } else {
+                    r.next()
+                };
+                let idx = if j % 11 == 0 {
+                    r.pick(&special_idx)
+                } else {
+                    r.below(1 << 31) as u32
+                };
+                (seed, pos, idx)
+            })
+            .collect();
+        let gpu = sampler.noise_dump(profile, &triples)?;
+        let mut bad = Vec::new();
+        for (t, g) in triples.iter().zip(&gpu) {
+            let c = NoiseWords::cpu(profile, t.0, t.1, t.2);
+            let mut same = true;
+            for w in 0..8 {
+                let eq = match w {
+                    0..=2 | 6 | 7 => same_f64_bits(c.0[w], g.0[w]),
+                    5 => {
+                        same_f32_bits(c.0[w] as u32, g.0[w] as u32)
+                            && same_f32_bits((c.0[w] >> 32) as u32, (g.0[w] >> 32) as u32)
+                    }
+                    _ => c.0[w] == g.0[w],
+                };
+                same &= eq;
+            }
+            if profile == NoiseProfile::Exact {
+                let ln = f64::from_bits(c.0[0]);
+                if !(f64::from_bits(c.0[6]) <= ln && ln <= f64::from_bits(c.0[7])) {
+                    bound_violations += 1;
+                }
+            }
+            if !same && bad.len() < 20 {
+                bad.push(json!({
+                    "seed": t.0, "position": t.1, "index": t.2,
+                    "cpu": c.0.iter().map(|w| format!("{w:016x}")).collect::<Vec<_>>(),
+                    "gpu": g.0.iter().map(|w| format!("{w:016x}")).collect::<Vec<_>>(),
+                }));
+            }
+            if !same {
+                bad_total += 1;
+            }
+        }
+        let nbad = triples
+            .iter()
+            .zip(&gpu)
+            .filter(|(t, g)| {
+                let c = NoiseWords::cpu(profile, t.0, t.1, t.2);
+                (0..8).any(|w| match w {
+                    0..=2 | 6 | 7 => !same_f64_bits(c.0[w], g.0[w]),
+                    5 => {
+                        !(same_f32_bits(c.0[w] as u32, g.0[w] as u32)
+                            && same_f32_bits((c.0[w] >> 32) as u32, (g.0[w] >> 32) as u32))
+                    }
+                    _ => c.0[w] != g.0[w],
+                })
+            })
+            .count();
+        total += triples.len();
+        ok &= nbad == 0;
+        log(format!("  noise {profile}: {} triples, {nbad} mismatches", triples.len()));
+        for b in bad.iter().take(3) {
+            log(format!("    mismatch {b}"));
+        }
+        per_profile.insert(
+            profile.name().into(),
+            json!({"triples": triples.len(), "mismatches": nbad, "examples": bad}),
+        );
+    }
+    ok &= bound_violations == 0;
+    // Math on edge and random inputs.
+    let mut xs: Vec<f64> = vec![
+        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.25, -0.25, 1.5, 2.0, 0.75, -0.75, 1e-300, 5e-324,
+        2.2250738585072014e-308, 1e300, f64::MAX, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+        -44.0, -43.999999, -745.2, -745.1, -745.3, -708.0, -1e-20, 1e-20, 0.49999999, -0.2499999,
+        -0.9999999999, 3.4e38, 1.1754943508222875e-38, 1e-45, -1e-45,
+    ];
+    for _ in 0..20000 {
+        let e = r.below(2100) as i32 - 1075;
+        let m = 1.0 + r.unit();
+        let s = if r.chance(0.5) { -1.0 } else { 1.0 };
+        xs.push(s * m * 2f64.powi(e.clamp(-1074, 1023)));
+        xs.push(-(r.unit() * 50.0));
+        xs.push(r.unit());
+    }
+    let gm = sampler.math_dump(&xs)?;
+    let mut math_bad = Vec::new();
+    for (x, g) in xs.iter().zip(&gm) {
+        let c = cpu_math_words(*x);
+        let same = same_f64_bits(c[0], g[0])
+            && same_f64_bits(c[1], g[1])
+            && same_f64_bits(c[2], g[2])
+            && same_f32_bits(c[3] as u32, g[3] as u32)
+            && c[4] == g[4];
+        if !same {
+            math_bad.push(json!({"x": format!("{x:e}"), "x_bits": format!("{:016x}", x.to_bits()),
+                "cpu": c.iter().map(|w| format!("{w:016x}")).collect::<Vec<_>>(),
+                "gpu": g.iter().map(|w| format!("{w:016x}")).collect::<Vec<_>>()}));
+        }
+    }
+    // u128 -> f64 and top-p targets.
+    let mut items: Vec<(u128, f64)> = Vec::new();
+    for sh in 0..128u32 {
+        let one = 1u128 << sh;
+        for v in [
+            one,
+            one.wrapping_sub(1),
+            one | 1,
+            one | (one >> 54),
+            one | (one >> 53),
+            one | (one >> 53) | 1,
+            one | (one >> 52) | (one >> 53),
+            one | (one >> 52) | (one >> 53) | (one >> 100),
+        ] {
+            items.push((v, 0.9));
+        }
+    }
+    for _ in 0..20000 {
+        let v = (u128::from(r.next()) << 64 | u128::from(r.next())) >> r.below(128);
+        let p: f64 = r.pick(&[0.9, 0.5, 1e-9, 0.999_999_999, 0.1, 5e-324, 2.2250738585072014e-308]);
+        let p = if r.chance(0.3) { r.unit().max(1e-300) } else { p };
+        items.push((v | 1, p));
+    }
+    let gi = sampler.int_dump(&items)?;
+    let mut int_bad = Vec::new();
+    for ((v, p), g) in items.iter().zip(&gi) {
+        let c = cpu_int_words(*v, *p);
+        if c != *g {
+            int_bad.push(json!({"v": format!("{v:032x}"), "p": p,
+                "cpu": c.iter().map(|w| format!("{w:016x}")).collect::<Vec<_>>(),
+                "gpu": g.iter().map(|w| format!("{w:016x}")).collect::<Vec<_>>()}));
+        }
+    }
+    log(format!(
+        "  math: {} inputs, {} mismatches; ints: {} inputs, {} mismatches; exact bound violations: {bound_violations}",
+        xs.len(), math_bad.len(), items.len(), int_bad.len()
+    ));
+    for b in math_bad.iter().take(5).chain(int_bad.iter().take(5)) {
+        log(format!("    mismatch {b}"));
+    }
+    ok &= math_bad.is_empty() && int_bad.is_empty();
+    let summary = format!(
+        "noise {total} triples over 4 profiles, {bad_total} mismatches; math {} inputs, {} mismatches; u128/top-p {} inputs, {} mismatches; lead-bound violations {bound_violations}",
+        xs.len(), math_bad.len(), items.len(), int_bad.len()
+    );
+    math_bad.truncate(20);
+    int_bad.truncate(20);
+    Ok((
+        ok,
+        json!({"summary": summary, "noise": per_profile, "math_inputs": xs.len(),
+            "math_mismatches": math_bad, "int_inputs": items.len(), "int_mismatches": int_bad,
+            "bound_violations": bound_violations, "ok": ok}),
+    ))
+}
+
+// ---------------------------------------------------------------- differential
+
+fn cpu_eval(b: &Batch) -> Result<Vec<RowOutput>> {
+    Ok(match &b.logits {
+        Typed::F32(v) => sample_batch(v, b.vocab, b.stride, &b.reqs)?,
+        Typed::Bf16(v) => sample_batch(v, b.vocab, b.stride, &b.reqs)?,
+        Typed::F16(v) => sample_batch(v, b.vocab, b.stride, &b.reqs)?,
+    })
+}
+
+fn gpu_eval(s: &mut Sampler, b: &Batch, opts: &LaunchOptions) -> Result<Vec<RowOutput>> {
+    Ok(match &b.logits {
+        Typed::F32(v) => s.sample_host_with(opts, v, b.vocab, b.stride, &b.reqs)?,
+        Typed::Bf16(v) => s.sample_host_with(opts, v, b.vocab, b.stride, &b.reqs)?,
+        Typed::F16(v) => s.sample_host_with(opts, v, b.vocab, b.stride, &b.reqs)?,
+    })
+}
+
+#[derive(Default, Serialize, Clone)]
+struct Tally {
+    rows: u64,
+    mismatches: u64,
+}
+
+fn check_differential(
+    sampler: &mut Sampler,
+    cli: &Cli,
+    dir: &std::path::Path,
+) -> Result<(bool, serde_json::Value)> {
+    log(format!("differential: {} rows, seed {:#x}", cli.rows, cli.seed));
+    let t0 = Instant::now();
+    let mut rows = 0usize;
+    let mut batches = 0u64;
+    let mut mismatches: Vec<RowReport> = Vec::new();
+    let mut n_mismatch = 0u64;
+    let mut errors: Vec<String> = Vec::new();
+    let mut by: std::collections::BTreeMap<String, Tally> = Default::default();
+    let mut status_counts = [0u64; 3];
+    let mut large_rows = 0u64;
+    let mut cpu_s = 0.0;
+    let mut gpu_s = 0.0;
+    let mut next_id = 0u64;
+    let mut out = std::fs::File::create(dir.join("mismatches.jsonl"))?;
+    while rows < cli.rows {
+        if t0.elapsed().as_secs() > cli.diff_budget_s {
+            errors.push(format!("time budget of {} s reached", cli.diff_budget_s));
+            break;
+        }
+        let group: Vec<Batch> = (next_id..next_id + 48)
+            .into_par_iter()
+            .map(|id| Batch::generate(cli.seed, id))
+            .collect();
+        next_id += 48;
+        let (cpu, gpu) = rayon::join(
+            || {
+                let t = Instant::now();
+                let r: Vec<Result<Vec<RowOutput>>> = group.par_iter().map(cpu_eval).collect();
+                (r, t.elapsed().as_secs_f64())
+            },
+            || {
+                let t = Instant::now();
+                let mut r = Vec::with_capacity(group.len());
+                for b in &group {
+                    PROGRESS.fetch_add(1, Ordering::Relaxed);
+                    r.push(gpu_eval(sampler, b, &LaunchOptions::default()));
+                }
+                (r, t.elapsed().as_secs_f64())
+            },
+        );
+        cpu_s += cpu.1;
+        gpu_s += gpu.1;
+        for ((b, c), g) in group.iter().zip(cpu.0).zip(gpu.0) {
+            batches += 1;
+            let (c, g) = match (c, g) {
+                (Ok(c), Ok(g)) => (c, g),
+                (c, g) => {
+                    let msg = format!(
+                        "batch {} (vocab {}, rows {}): cpu {:?} / gpu {:?}",
+                        b.id,
+                        b.vocab,
+                        b.rows(),
+                        c.err().map(|e| e.to_string()),
+                        g.err().map(|e| e.to_string())
+                    );
+                    log(format!("  ERROR {msg}"));
+                    errors.push(msg);
+                    if errors.len() > 20 {
+                        bail!("too many errors in the differential check: {errors:?}");
+                    }
+                    continue;
+                }
+            };
+            for r in 0..b.rows() {
+                rows += 1;
+                if b.vocab >= 65536 {
+                    large_rows += 1;
+                }
+                status_counts[c[r].status as usize] += 1;
+                let p = b.reqs[r].params;
+                let mode = if p.is_greedy() {
+                    "greedy"
+                } else if p.has_filter() {
+                    "filter"
+                } else {
+                    "plain"
+                };
+                let bias = match &b.reqs[r].bias {
+                    LogitBias::None => "nobias",
+                    LogitBias::Dense(_) => "dense",
+                    LogitBias::Sparse(_) => "sparse",
+                };
+                let key = format!("{:?}/{}/{}/{}", b.dtype, p.profile(), mode, bias);
+                let e = by.entry(key).or_default();
+                e.rows += 1;
+                if c[r] != g[r] {
+                    e.mismatches += 1;
+                    n_mismatch += 1;
+                    let rep = b.report(r, format!("{:?}", c[r]), format!("{:?}", g[r]));
+                    if n_mismatch <= 10 {
+                        log(format!("  MISMATCH {}", serde_json::to_string(&rep)?));
+                    }
+                    if mismatches.len() < 200 {
+                        writeln!(out, "{}", serde_json::to_string(&rep)?)?;
+                        mismatches.push(rep);
+                    }
+                }
+            }
+        }
+        if batches % 480 == 0 {
+            log(format!(
+                "  {rows} rows in {batches} batches, {n_mismatch} mismatches (cpu {cpu_s:.1}s, gpu {gpu_s:.1}s)"
+            ));
+        }
+    }
+    let ok = n_mismatch == 0 && errors.is_empty() && rows >= cli.rows;
+    let summary = format!(
+        "{rows} rows ({large_rows} with vocab >= 65536) in {batches} batches: {n_mismatch} mismatches, {} errors; statuses ok/nonfinite/masked = {:?}; {:.1}s",
+        errors.len(),
+        status_counts,
+        t0.elapsed().as_secs_f64()
+    );
+    log(format!("  {summary}"));
+    Ok((
+        ok,
+        json!({"summary": summary, "rows": rows, "batches": batches, "mismatches": n_mismatch,
+            "errors": errors, "by_kind": by, "status_counts": status_counts,
+            "large_rows": large_rows, "cpu_s": cpu_s, "gpu_s": gpu_s, "ok": ok}),
+    ))
+}
+
+// ---------------------------------------------------------------- invariance
+
+fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
+    log("invariance: geometry, permutation, batch size, graph replay");
+    let geometries = [
+        LaunchOptions {
+            block_threads: 32,
+            blocks_per_row: 1,
+            filter_threads: 32,
+            queue_cap: 32,
+            generic: true,
+        },
+        LaunchOptions {
+            block_threads: 512,
+            blocks_per_row: 0,
+            filter_threads: 512,
+            queue_cap: 32,
+            generic: false,
+        },
+        LaunchOptions {
+            block_threads: 128,
+            blocks_per_row: 7,
+            filter_threads: 64,
+            queue_cap: 200,
+            generic: true,
+        },
+        LaunchOptions {
+            block_threads: 64,
+            blocks_per_row: 100_000,
+            filter_threads: 256,
+            queue_cap: 0,
+            generic: false,
+        },
+        LaunchOptions {
+            block_threads: 512,
+            blocks_per_row: 3,
+            filter_threads: 128,
+            queue_cap: 96,
+            generic: true,
+        },
+    ];
+    let mut checked = 0u64;
+    let mut bad = 0u64;
+    let mut examples = Vec::new();
+    let mut rng = Rng(cli.seed ^ 0x1A7A);
+    let t0 = Instant::now();
+    let mut compare = |what: &str, base: &[RowOutput], other: &[RowOutput], map: &[usize], b: &Batch| {
+        for (j, &src) in map.iter().enumerate() {
+            checked += 1;
+            if base[src] != other[j] {
+                bad += 1;
+                if examples.len() < 20 {
+                    let rep = b.report(src, format!("{:?}", base[src]), format!("{:?}", other[j]));
+                    log(format!("  INVARIANCE {what}: {}", serde_json::to_string(&rep).unwrap_or_default()));
+                    examples.push(json!({"what": what, "row": rep}));
+                }
+            }
+        }
+    };
+    let mut batches = 0;
+    for id in (0..).map(|k| 1_000_000 + k) {
+        if batches >= 300 || t0.elapsed().as_secs() > 45 {
+            break;
+        }
+        let b = Batch::generate(cli.seed, id);
+        if b.rows() * b.vocab > 600_000 && b.vocab < 65536 {
+            continue;
+        }
+        batches += 1;
+        PROGRESS.fetch_add(1, Ordering::Relaxed);
+        let base = gpu_eval(sampler, &b, &LaunchOptions::default())?;
+        let ident: Vec<usize> = (0..b.rows()).collect();
+        let g = geometries[batches % geometries.len()];
+        let other = gpu_eval(sampler, &b, &g)?;
+        compare(&format!("geometry {g:?}"), &base, &other, &ident, &b);
+        // Permuted, with stride = vocab.
+        let mut perm = ident.clone();
+        for i in (1..perm.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            perm.swap(i, j);
+        }
+        let pb = b.permuted(&perm);
+        let other = gpu_eval(sampler, &pb, &LaunchOptions::default())?;
+        compare("permuted", &base, &other, &perm, &b);
+        // Doubled batch (other batch size): rows then the same rows reversed.
+        let mut dbl: Vec<usize> = ident.clone();
+        dbl.extend(ident.iter().rev());
+        let db = b.permuted(&dbl);
+        let other = gpu_eval(sampler, &db, &LaunchOptions::default())?;
+        compare("doubled", &base, &other, &dbl, &b);
+        // Each row alone (small batches).
+        if b.rows() <= 6 {
+            for r in 0..b.rows() {
+                let one = b.permuted(&[r]);
+                let other = gpu_eval(sampler, &one, &LaunchOptions::default())?;
+                compare("alone", &base, &other, &[r], &b);
+            }
+        }
+    }
+    // Graph capture and replay with new positions.
+    let graph = check_graph(sampler, cli)?;
+    let graph_ok = graph["ok"].as_bool().unwrap_or(false);
+    let ok = bad == 0 && graph_ok;
+    let summary = format!(
+        "{checked} row comparisons over {batches} batches (geometry, permutation, doubled, alone): {bad} differences; graph replay: {}",
+        graph["summary"].as_str().unwrap_or("")
+    );
+    log(format!("  {summary}"));
+    Ok((
+        ok,
+        json!({"summary": summary, "checked": checked, "differences": bad, "examples": examples,
+            "graph": graph, "ok": ok}),
+    ))
+}
+
+fn upload_bf16(sampler: &Sampler, data: &[half::bf16]) -> Result<cudarc::driver::CudaSlice<u16>> {
+    let bits: Vec<u16> = data.iter().map(|x| x.to_bits()).collect();
+    Ok(sampler.stream().clone_htod(&bits)?)
+}
+
+fn check_graph(sampler: &mut Sampler, cli: &Cli) -> Result<serde_json::Value> {
+    use cudarc::driver::sys;
+    let vocab = 32768 + 24;
+    let rows = 16;
+    let mut r = Rng(cli.seed ^ 0x6A6A);
+    let data: Vec<half::bf16> = (0..rows * vocab)
+        .map(|_| half::bf16::from_f32((r.normal() * 3.0) as f32))
+        .collect();
+    let reqs: Vec<RowRequest> = (0..rows)
+        .map(|i| {
+            let raw = RawParams {
+                temperature: [1.0, 0.7, 0.0, 1.3][i % 4],
+                top_k: if i % 5 == 1 { 40 } else { 0 },
+                top_p: if i % 3 == 2 { 0.9 } else { 1.0 },
+                seed: r.next(),
+                position: r.below(1000),
+                profile: NoiseProfile::ALL[i % 4],
+                ..RawParams::default()
+            };
+            RowRequest {
+                params: SamplingParams::new(raw).expect("valid"),
+                bias: if i % 6 == 5 {
+                    LogitBias::Sparse(vec![(3, 10.0), (7, f32::NEG_INFINITY)])
+                } else {
+                    LogitBias::None
+                },
+            }
+        })
+        .collect();
+    let stream = sampler.stream().clone();
+    let buf = upload_bf16(sampler, &data)?;
+    let mut params = DeviceParams::new(&stream, vocab, &reqs)?;
+    let mut out = DeviceOutput::new(&stream, rows)?;
+    let opts = LaunchOptions::default();
+    sampler.reserve(rows, vocab, params.sparse_rows(), &opts)?;
+    let logits = DeviceLogits::new(&buf, &stream, Dtype::Bf16, rows, vocab, vocab)?;
+    stream.synchronize()?;
+    stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+    let cap = sampler.sample(&logits, &params, &mut out, &opts);
+    let graph = stream.end_capture(sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)?;
+    cap?;
+    let graph = graph.context("capture produced no graph")?;
+    let mut replays = 0;
+    let mut diffs = 0;
+    for step in 0..8u64 {
+        let positions: Vec<u64> = reqs.iter().map(|q| q.params.position() + step * 1000).collect();
+        params.set_positions(&stream, &positions)?;
+        graph.launch()?;
+        let got = out.download(&stream)?;
+        let want_reqs: Vec<RowRequest> = reqs
+            .iter()
+            .zip(&positions)
+            .map(|(q, p)| RowRequest {
+                params: q.params.at_position(*p),
+                bias: q.bias.clone(),
+            })
+            .collect();
+        let want = sample_batch(&data, vocab, vocab, &want_reqs)?;
+        replays += 1;
+        diffs += got.iter().zip(&want).filter(|(a, b)| a != b).count();
+    }
+    let ok = diffs == 0;
+    Ok(json!({"summary": format!("{replays} replays x {rows} rows vs CPU: {diffs} differences"),
+        "ok": ok}))
+}
+
+// ---------------------------------------------------------------- timing
+
+#[derive(Serialize)]
+struct Timing {
+    name: String,
+    dtype: String,
+    vocab: usize,
+    rows: usize,
+    median_us: f64,
+    p10_us: f64,
+    p90_us: f64,
+    floor_us: f64,
+    ratio_to_floor: f64,
+}
+
+fn measure_copy_bandwidth(sampler: &Sampler) -> Result<f64> {
+    let s = sampler.stream();
+    let n = 256usize << 20; // 1 GiB of f32
+    let a = s.alloc_zeros::<f32>(n)?;
+    let mut b = s.alloc_zeros::<f32>(n)?;
+    let ctx = sampler.context();
+    let e0 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let e1 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    s.memcpy_dtod(&a, &mut b)?;
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        e0.record(s)?;
+        s.memcpy_dtod(&a, &mut b)?;
+        e1.record(s)?;
+        e1.synchronize()?;
+        best = best.min(f64::from(e0.elapsed_ms(&e1)?));
+    }
+    Ok(2.0 * (n * 4) as f64 / (best * 1e-3)) // bytes read + written per second
+}
+
+struct Cfg {
+    name: String,
+    dtype: Dtype,
+    vocab: usize,
+    rows: usize,
+    raw: RawParams,
+    opts: LaunchOptions,
+}
+
+/// The timing pool: random logits in a buffer much larger than L2, rotated.
+struct Pool {
+    buf: cudarc::driver::CudaSlice<u32>,
+    ptr: u64,
+    bytes: usize,
+    filled: Option<Dtype>,
+}
+
+fn time_cfg(
+    sampler: &mut Sampler,
+    pool: &mut Pool,
+    cfg: &Cfg,
+    cli: &Cli,
+    bw: f64,
+    rng: &mut Rng,
+) -> Result<Timing> {
+    PROGRESS.fetch_add(1, Ordering::Relaxed);
+    let stream = sampler.stream().clone();
+    let ctx = sampler.context().clone();
+    if pool.filled != Some(cfg.dtype) {
+        sampler.fill_random(&mut pool.buf, cfg.dtype, cli.seed, 2.0)?;
+        stream.synchronize()?;
+        pool.filled = Some(cfg.dtype);
+    }
+    let reqs: Vec<RowRequest> = (0..cfg.rows)
+        .map(|_| {
+            RowRequest::from(
+                SamplingParams::new(RawParams {
+                    seed: rng.next(),
+                    position: rng.below(1 << 20),
+                    ..cfg.raw
+                })
+                .expect("valid"),
+            )
+        })
+        .collect();
+    let params = DeviceParams::new(&stream, cfg.vocab, &reqs)?;
+    let mut out = DeviceOutput::new(&stream, cfg.rows)?;
+    sampler.reserve(cfg.rows, cfg.vocab, 0, &cfg.opts)?;
+    let e0 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let e1 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let batch_bytes = cfg.rows * cfg.vocab * cfg.dtype.size();
+    let slots = (pool.bytes / batch_bytes).max(1);
+    let mut times = Vec::with_capacity(cli.iters);
+    for it in 0..cli.iters + 10 {
+        let off = ((it * 7919) % slots) * batch_bytes;
+        // SAFETY: the slot lies inside the pool, which outlives the queued work.
+        let logits = unsafe {
+            DeviceLogits::from_raw(pool.ptr + off as u64, cfg.dtype, cfg.rows, cfg.vocab, cfg.vocab)
+        }?;
+        e0.record(&stream)?;
+        sampler.sample(&logits, &params, &mut out, &cfg.opts)?;
+        e1.record(&stream)?;
+        e1.synchronize()?;
+        if it >= 10 {
+            times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
+        }
+    }
+    let got = out.download(&stream)?; // surfaces any kernel fault
+    let ok_rows = got.iter().filter(|o| o.status == tailrace_model::RowStatus::Ok).count();
+    times.sort_by(|a, b| a.total_cmp(b));
+    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
+    let floor = batch_bytes as f64 / bw * 1e6;
+    let t = Timing {
+        name: cfg.name.clone(),
+        dtype: format!("{:?}", cfg.dtype),
+        vocab: cfg.vocab,
+        rows: cfg.rows,
+        median_us: q(0.5),
+        p10_us: q(0.1),
+        p90_us: q(0.9),
+        floor_us: floor,
+        ratio_to_floor: q(0.5) / floor,
+    };
+    log(format!(
+        "  {:44} {:5} V={:6} B={:5}: median {:9.1} us (p10 {:.1}, p90 {:.1}), floor {:.1} us, x{:.2} [{ok_rows} ok rows]",
+        t.name, t.dtype, t.vocab, t.rows, t.median_us, t.p10_us, t.p90_us, t.floor_us, t.ratio_to_floor
+    ));
+    Ok(t)
+}
+
+fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value)> {
+    log("timing");
+    let bw = measure_copy_bandwidth(sampler)?;
+    log(format!("  copy bandwidth (read + write): {:.2} TB/s", bw / 1e12));
+    let stream = sampler.stream().clone();
+    let pool_elems: usize = 1usize << 30; // 4 GiB
+    let buf = stream.alloc_zeros::<u32>(pool_elems)?;
+    let ptr = {
+        use cudarc::driver::DevicePtr;
+        buf.device_ptr(&stream).0
+    };
+    let mut pool = Pool {
+        buf,
+        ptr,
+        bytes: pool_elems * 4,
+        filled: None,
+    };
+    let plain = RawParams::default();
+    let d = LaunchOptions::default();
+    let cfg = |name: &str, dtype, vocab, rows, raw, opts| Cfg {
+        name: name.to_string(),
+        dtype,
+        vocab,
+        rows,
+        raw,
+        opts,
+    };
+    let mut cfgs = Vec::new();
+    for rows in [1usize, 8, 64, 256, 1024] {
+        cfgs.push(cfg("exact T=1", Dtype::Bf16, 131072, rows, plain, d));
+    }
+    cfgs.push(cfg("exact T=1", Dtype::Bf16, 262144, 256, plain, d));
+    cfgs.push(cfg("exact T=1", Dtype::F32, 131072, 256, plain, d));
+    cfgs.push(cfg("exact T=1", Dtype::F16, 131072, 256, plain, d));
+    for rows in [1usize, 256] {
+        cfgs.push(cfg(
+            "exact T=1, generic kernel",
+            Dtype::Bf16,
+            131072,
+            rows,
+            plain,
+            LaunchOptions { generic: true, ..d },
+        ));
+    }
+    for bt in [128u32, 512] {
+        for rows in [256usize, 1024] {
+            cfgs.push(cfg(
+                &format!("exact T=1, block {bt}"),
+                Dtype::Bf16,
+                131072,
+                rows,
+                plain,
+                LaunchOptions { block_threads: bt, ..d },
+            ));
+        }
+    }
+    for bpr in [16u32, 32, 128] {
+        for rows in [1usize, 8] {
+            cfgs.push(cfg(
+                &format!("exact T=1, {bpr} blocks/row"),
+                Dtype::Bf16,
+                131072,
+                rows,
+                plain,
+                LaunchOptions { blocks_per_row: bpr, ..d },
+            ));
+        }
+    }
+    for rows in [1usize, 1024] {
+        cfgs.push(cfg("greedy", Dtype::Bf16, 131072, rows, RawParams { temperature: 0.0, ..plain }, d));
+    }
+    cfgs.push(cfg("exact T=0.01", Dtype::Bf16, 131072, 256, RawParams { temperature: 0.01, ..plain }, d));
+    cfgs.push(cfg("exact T=100", Dtype::Bf16, 131072, 256, RawParams { temperature: 100.0, ..plain }, d));
+    for p in [NoiseProfile::F64, NoiseProfile::F32, NoiseProfile::Triton] {
+        cfgs.push(cfg(
+            &format!("{} profile T=1", p.name()),
+            Dtype::Bf16,
+            131072,
+            256,
+            RawParams { profile: p, ..plain },
+            d,
+        ));
+    }
+    for rows in [1usize, 64, 256, 1024] {
+        cfgs.push(cfg("top-k 50", Dtype::Bf16, 131072, rows, RawParams { top_k: 50, ..plain }, d));
+    }
+    for rows in [1usize, 256] {
+        cfgs.push(cfg("top-p 0.9", Dtype::Bf16, 131072, rows, RawParams { top_p: 0.9, ..plain }, d));
+    }
+    cfgs.push(cfg(
+        "top-k 50 + top-p 0.9",
+        Dtype::Bf16,
+        131072,
+        256,
+        RawParams { top_k: 50, top_p: 0.9, ..plain },
+        d,
+    ));
+    cfgs.push(cfg("min-p 0.05", Dtype::Bf16, 131072, 256, RawParams { min_p: 0.05, ..plain }, d));
+    let mut rng = Rng(cli.seed ^ 0x7177);
+    let mut results = Vec::new();
+    for c in &cfgs {
+        match time_cfg(sampler, &mut pool, c, cli, bw, &mut rng) {
+            Ok(t) => results.push(t),
+            Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
+        }
+    }
+    // Register-budget variants of the kernels (same results, other speed).
+    let mut variants = Vec::new();
+    for v in &cli.variant {
+        let defines: Vec<String> = v.split(';').map(str::to_string).collect();
+        let mut vs = match Sampler::with_variant(stream.clone(), &defines) {
+            Ok(s) => s,
+            Err(e) => {
+                log(format!("  VARIANT {v}: {e:#}"));
+                continue;
+            }
+        };
+        for rows in [1usize, 64, 256, 1024] {
+            let c = cfg(&format!("exact T=1 [{v}]"), Dtype::Bf16, 131072, rows, plain, d);
+            match time_cfg(&mut vs, &mut pool, &c, cli, bw, &mut rng) {
+                Ok(t) => variants.push(t),
+                Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
+            }
+        }
+    }
+    // Graph replay at B = 1 (launch overhead amortized as in a decode loop).
+    let graph_b1 = graph_replay_b1(sampler, &mut pool, cli)?;
+    log(format!("  graph replay exact T=1 bf16 V=131072 B=1: median {graph_b1:.1} us"));
+    let mut table = String::from(
+        "| config | dtype | V | B | median us | p10 | p90 | floor us | x floor |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for t in results.iter().chain(&variants) {
+        table.push_str(&format!(
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |\n",
+            t.name, t.dtype, t.vocab, t.rows, t.median_us, t.p10_us, t.p90_us, t.floor_us, t.ratio_to_floor
+        ));
+    }
+    table.push_str(&format!(
+        "| exact T=1, CUDA graph replay | Bf16 | 131072 | 1 | {graph_b1:.1} | | | | |\n"
+    ));
+    table.push_str(&format!("copy bandwidth (read + write): {:.2} TB/s\n", bw / 1e12));
+    Ok((
+        table,
+        json!({"copy_bandwidth_bytes_per_s": bw, "configs": results, "variants": variants,
+            "graph_replay_b1_us": graph_b1}),
+    ))
+}
+
+fn graph_replay_b1(sampler: &mut Sampler, pool: &mut Pool, cli: &Cli) -> Result<f64> {
+    let stream = sampler.stream().clone();
+    let ctx = sampler.context().clone();
+    if pool.filled != Some(Dtype::Bf16) {
+        sampler.fill_random(&mut pool.buf, Dtype::Bf16, cli.seed, 2.0)?;
+        stream.synchronize()?;
+        pool.filled = Some(Dtype::Bf16);
+    }
+    let reqs = vec![RowRequest::from(SamplingParams::new(RawParams::default()).expect("valid"))];
+    let params = DeviceParams::new(&stream, 131072, &reqs)?;
+    let mut out = DeviceOutput::new(&stream, 1)?;
+    let opts = LaunchOptions::default();
+    sampler.reserve(1, 131072, 0, &opts)?;
+    // SAFETY: inside the pool, which outlives the graph's replays.
+    let logits = unsafe { DeviceLogits::from_raw(pool.ptr, Dtype::Bf16, 1, 131072, 131072) }?;
+    stream.synchronize()?;
+    stream.begin_capture(cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+    let cap = sampler.sample(&logits, &params, &mut out, &opts);
+    let g = stream.end_capture(
+        cudarc::driver::sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH,
+    )?;
+    cap?;
+    let g = g.context("no graph")?;
+    let e0 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let e1 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let mut times = Vec::new();
+    for it in 0..cli.iters + 10 {
+        e0.record(&stream)?;
+        g.launch()?;
+        e1.record(&stream)?;
+        e1.synchronize()?;
+        if it >= 10 {
+            times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
+        }
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(times[times.len() / 2])
+}

@@ -1,0 +1,209 @@
+//! Launch geometry and the kernels' argument block. The geometry never
+//! changes a result (every reduction is order-free); it only changes speed.
+
+use crate::error::{CudaError, Result};
+
+/// How the work is split. Results never depend on it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Threads per block of the main pass (multiple of 32, 32..=512; 0 = 256).
+    pub block_threads: u32,
+    /// Blocks (vocabulary chunks) per row of the main pass (0 = automatic:
+    /// enough blocks to fill the device at small batch sizes).
+    pub blocks_per_row: u32,
+    /// Threads per block of the filter kernel (multiple of 32, 32..=512; 0 = 512).
+    pub filter_threads: u32,
+    /// Candidate queue entries per warp of the exact race (32..=1024; 0 = 64).
+    pub queue_cap: u32,
+    /// Always use the generic pass kernel (the specialized one is otherwise
+    /// taken for batches without bias whose racing rows all use `exact`).
+    pub generic: bool,
+}
+
+/// A resolved launch shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Threads per block of the main pass.
+    pub block_threads: u32,
+    /// Chunks (blocks) per row.
+    pub nchunks: u32,
+    /// Elements per chunk (a multiple of 8).
+    pub chunk_len: u32,
+    /// Threads per block of the filter kernel.
+    pub filter_threads: u32,
+    /// Queue entries per warp.
+    pub queue_cap: u32,
+    /// Dynamic shared memory of the main pass, bytes.
+    pub pass_smem: u32,
+}
+
+fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
+    let t = if v == 0 { default } else { v };
+    if t % 32 != 0 || !(32..=max).contains(&t) {
+        return Err(CudaError::Shape(format!(
+            "{what} must be a multiple of 32 in 32..={max}, got {t}"
+        )));
+    }
+    Ok(t)
+}
+
+/// Most threads per block of the pass kernels (their register budget is
+/// 128 per thread: `__launch_bounds__(512)`).
+pub const MAX_PASS_THREADS: u32 = 512;
+
+impl Geometry {
+    /// The shape for `rows` rows of `vocab` on a device with `sm_count` multiprocessors.
+    pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, sm_count: u32) -> Result<Self> {
+        let block_threads = threads(opts.block_threads, 256, MAX_PASS_THREADS, "block_threads")?;
+        let filter_threads = threads(opts.filter_threads, 512, 512, "filter_threads")?;
+        let queue_cap = if opts.queue_cap == 0 {
+            64
+        } else {
+            opts.queue_cap
+        };
+        if !(32..=1024).contains(&queue_cap) {
+            return Err(CudaError::Shape(format!(
+                "queue_cap must be in 32..=1024, got {queue_cap}"
+            )));
+        }
+        let pass_smem = (block_threads / 32) * queue_cap * 16;
+        if pass_smem > 48 * 1024 {
+            return Err(CudaError::Shape(format!(
+                "block_threads {block_threads} with queue_cap {queue_cap} needs {pass_smem} bytes of shared memory (max 49152)"
+            )));
+        }
+        let units = vocab.div_ceil(8).max(1) as u64;
+        let want = if opts.blocks_per_row != 0 {
+            u64::from(opts.blocks_per_row)
+        } else {
+            // About four blocks per multiprocessor in all, at least one unit per thread.
+            let target = 4 * u64::from(sm_count.max(1));
+            target
+                .div_ceil(rows.max(1) as u64)
+                .min(units.div_ceil(u64::from(block_threads)))
+        };
+        let want = want.clamp(1, units);
+        let chunk_units = units.div_ceil(want);
+        let chunk_len = chunk_units * 8;
+        let nchunks = (vocab as u64).div_ceil(chunk_len).max(1);
+        if chunk_len > u64::from(u32::MAX) {
+            return Err(CudaError::Shape(format!(
+                "vocabulary chunk of {chunk_len} elements is too long"
+            )));
+        }
+        let blocks = nchunks * rows as u64;
+        if blocks > i32::MAX as u64 {
+            return Err(CudaError::Shape(format!(
+                "{rows} rows x {nchunks} chunks is too many blocks"
+            )));
+        }
+        Ok(Geometry {
+            block_threads,
+            nchunks: nchunks as u32,
+            chunk_len: chunk_len as u32,
+            filter_threads,
+            queue_cap,
+            pass_smem,
+        })
+    }
+}
+
+/// The kernels' argument block; must match `struct SampleArgs` in
+/// `kernels/sample.cu` field for field.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SampleArgs {
+    pub logits: u64,
+    pub row_stride: u64,
+    pub temperature: u64,
+    pub top_k: u64,
+    pub top_p: u64,
+    pub min_p: u64,
+    pub seed: u64,
+    pub position: u64,
+    pub profile: u64,
+    pub bias_kind: u64,
+    pub bias_slot: u64,
+    pub dense_bias: u64,
+    pub dense_stride: u64,
+    pub sparse_dense: u64,
+    pub sparse_offsets: u64,
+    pub sparse_index: u64,
+    pub sparse_value: u64,
+    pub partials: u64,
+    pub counters: u64,
+    pub rowstate: u64,
+    pub out_token: u64,
+    pub out_status: u64,
+    pub vocab: u32,
+    pub rows: u32,
+    pub nchunks: u32,
+    pub chunk_len: u32,
+    pub phase: u32,
+    pub queue_cap: u32,
+}
+
+/// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
+pub(crate) const PARTIAL_BYTES: usize = 32;
+pub(crate) const ROWSTATE_BYTES: usize = 32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_layout_matches_the_kernel_struct() {
+        // 22 pointers/u64 then 6 u32: 200 bytes, no padding.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 22 * 8 + 6 * 4);
+        assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
+    }
+
+    #[test]
+    fn geometry_covers_every_vocabulary() {
+        for vocab in [1usize, 7, 8, 9, 255, 4096, 131071, 131072, 262144, (1 << 20) + 3] {
+            for rows in [1usize, 3, 64, 1024] {
+                for bpr in [0u32, 1, 2, 17, 1000] {
+                    let g = Geometry::new(
+                        &LaunchOptions {
+                            blocks_per_row: bpr,
+                            ..Default::default()
+                        },
+                        rows,
+                        vocab,
+                        132,
+                    )
+                    .unwrap();
+                    assert_eq!(g.chunk_len % 8, 0);
+                    let covered = g.nchunks as usize * g.chunk_len as usize;
+                    assert!(covered >= vocab, "{vocab} {rows} {bpr}");
+                    assert!(covered - vocab < g.chunk_len as usize, "no empty chunk");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn auto_geometry_splits_small_batches() {
+        let g = Geometry::new(&LaunchOptions::default(), 1, 131072, 132).unwrap();
+        assert_eq!(g.nchunks, 64);
+        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 132).unwrap();
+        assert_eq!(g.nchunks, 1);
+    }
+
+    #[test]
+    fn rejects_bad_block_sizes() {
+        for bt in [31u32, 33, 1024, 2048] {
+            let o = LaunchOptions {
+                block_threads: bt,
+                ..Default::default()
+            };
+            assert!(Geometry::new(&o, 1, 100, 132).is_err());
+        }
+        let o = LaunchOptions {
+            block_threads: 512,
+            queue_cap: 1024,
+            ..Default::default()
+        };
+        assert!(Geometry::new(&o, 1, 100, 132).is_err());
+    }
+}

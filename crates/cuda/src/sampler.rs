@@ -1,0 +1,585 @@
+//! The sampler: device buffers, the workspace, and the launch sequence.
+
+use crate::error::{CudaError, DriverContext, Result};
+use crate::kernels::{self, Kernels};
+use crate::launch::{Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES, ROWSTATE_BYTES};
+use crate::params::DeviceParams;
+use cudarc::driver::{
+    result as drv, sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+};
+use half::{bf16, f16};
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use tailrace_model::{Logit, RowOutput, RowRequest, RowStatus, NO_TOKEN};
+
+/// Element type of a logits buffer on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    /// binary32.
+    F32,
+    /// bfloat16.
+    Bf16,
+    /// IEEE binary16.
+    F16,
+}
+
+impl Dtype {
+    /// The kernels' dtype code (0 f32, 1 bf16, 2 f16).
+    pub fn code(self) -> u32 {
+        match self {
+            Dtype::F32 => 0,
+            Dtype::Bf16 => 1,
+            Dtype::F16 => 2,
+        }
+    }
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::Bf16 | Dtype::F16 => 2,
+        }
+    }
+}
+
+/// A host logit type the backend can upload: its bits are what the device reads.
+pub trait HostLogit: Logit {
+    /// The device dtype.
+    const DEVICE_DTYPE: Dtype;
+    /// The storage type on the device.
+    type Bits: DeviceRepr + Copy + Default;
+    /// The raw bits of a slice.
+    fn bits(xs: &[Self]) -> Vec<Self::Bits>;
+}
+
+impl HostLogit for f32 {
+    const DEVICE_DTYPE: Dtype = Dtype::F32;
+    type Bits = f32;
+    fn bits(xs: &[Self]) -> Vec<f32> {
+        xs.to_vec()
+    }
+}
+
+impl HostLogit for bf16 {
+    const DEVICE_DTYPE: Dtype = Dtype::Bf16;
+    type Bits = u16;
+    fn bits(xs: &[Self]) -> Vec<u16> {
+        xs.iter().map(|x| x.to_bits()).collect()
+    }
+}
+
+impl HostLogit for f16 {
+    const DEVICE_DTYPE: Dtype = Dtype::F16;
+    type Bits = u16;
+    fn bits(xs: &[Self]) -> Vec<u16> {
+        xs.iter().map(|x| x.to_bits()).collect()
+    }
+}
+
+/// A `[rows, vocab]` logits buffer on the device (row stride in elements).
+/// Holds a raw pointer and borrows the allocation it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceLogits<'a> {
+    ptr: u64,
+    dtype: Dtype,
+    rows: usize,
+    vocab: usize,
+    stride: usize,
+    _borrow: PhantomData<&'a ()>,
+}
+
+impl<'a> DeviceLogits<'a> {
+    /// Describes `buf` (elements of `dtype`; `B` must have the dtype's size, e.g.
+    /// `u16` bits for bf16/f16) as `rows` rows of `vocab` with row stride `stride`
+    /// (0: every row reads the same logits).
+    pub fn new<B: DeviceRepr>(
+        buf: &'a CudaSlice<B>,
+        stream: &Arc<CudaStream>,
+        dtype: Dtype,
+        rows: usize,
+        vocab: usize,
+        stride: usize,
+    ) -> Result<Self> {
+        if std::mem::size_of::<B>() != dtype.size() {
+            return Err(CudaError::Shape(format!(
+                "buffer elements of {} bytes for dtype {dtype:?}",
+                std::mem::size_of::<B>()
+            )));
+        }
+        check_shape(buf.len(), rows, vocab, stride)?;
+        let (ptr, _sync) = buf.device_ptr(stream);
+        Ok(DeviceLogits {
+            ptr,
+            dtype,
+            rows,
+            vocab,
+            stride,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// Describes device memory the caller owns (e.g. another framework's tensor).
+    ///
+    /// # Safety
+    /// `ptr` must point to at least `(rows - 1) * stride + vocab` readable
+    /// elements of `dtype` that stay alive and unmodified until the sampling
+    /// work queued on the stream has finished.
+    pub unsafe fn from_raw(
+        ptr: u64,
+        dtype: Dtype,
+        rows: usize,
+        vocab: usize,
+        stride: usize,
+    ) -> Result<Self> {
+        check_shape(usize::MAX, rows, vocab, stride)?;
+        Ok(DeviceLogits {
+            ptr,
+            dtype,
+            rows,
+            vocab,
+            stride,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    /// Element type.
+    pub fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+}
+
+fn check_shape(len: usize, rows: usize, vocab: usize, stride: usize) -> Result<()> {
+    // Stride 0: every row reads the same logits (as in the CPU model).
+    if stride < vocab && stride != 0 {
+        return Err(CudaError::Shape(format!(
+            "row stride {stride} is below vocabulary size {vocab} (0 means every row reads the same logits)"
+        )));
+    }
+    if rows > 0 {
+        let need = (rows - 1)
+            .checked_mul(stride)
+            .and_then(|n| n.checked_add(vocab))
+            .ok_or_else(|| CudaError::Shape("rows * stride overflows".into()))?;
+        if len < need {
+            return Err(CudaError::Shape(format!(
+                "{rows} rows of vocabulary {vocab} with stride {stride} need {need} elements, got {len}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per-row outputs on the device: token (u32) and status code (u8).
+pub struct DeviceOutput {
+    rows: usize,
+    tokens: CudaSlice<u32>,
+    status: CudaSlice<u8>,
+    tokens_ptr: u64,
+    status_ptr: u64,
+}
+
+impl DeviceOutput {
+    /// Allocates outputs for `rows` rows.
+    pub fn new(stream: &Arc<CudaStream>, rows: usize) -> Result<Self> {
+        let tokens = stream
+            .alloc_zeros::<u32>(rows.max(1))
+            .ctx("allocating outputs")?;
+        let status = stream
+            .alloc_zeros::<u8>(rows.max(1))
+            .ctx("allocating outputs")?;
+        let tokens_ptr = tokens.device_ptr(stream).0;
+        let status_ptr = status.device_ptr(stream).0;
+        Ok(DeviceOutput {
+            rows,
+            tokens,
+            status,
+            tokens_ptr,
+            status_ptr,
+        })
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Fills tokens and statuses with 0xFF bytes (an invalid status), so a row
+    /// the kernels never wrote cannot pass for a result.
+    pub fn poison(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        stream.context().bind_to_thread().ctx("binding the context")?;
+        // SAFETY: both buffers hold at least `rows` elements (allocated above).
+        unsafe {
+            drv::memset_d8_async(self.tokens_ptr, 0xff, self.rows * 4, stream.cu_stream())
+                .ctx("poisoning outputs")?;
+            drv::memset_d8_async(self.status_ptr, 0xff, self.rows, stream.cu_stream())
+                .ctx("poisoning outputs")
+        }
+    }
+
+    /// The token buffer.
+    pub fn tokens(&self) -> &CudaSlice<u32> {
+        &self.tokens
+    }
+
+    /// The status buffer ([`RowStatus::code`]).
+    pub fn status(&self) -> &CudaSlice<u8> {
+        &self.status
+    }
+
+    /// Copies the outputs to the host (synchronizes the stream).
+    pub fn download(&self, stream: &Arc<CudaStream>) -> Result<Vec<RowOutput>> {
+        let t = stream
+            .clone_dtoh(&self.tokens)
+            .ctx("downloading tokens")?;
+        let s = stream
+            .clone_dtoh(&self.status)
+            .ctx("downloading status")?;
+        stream.synchronize().ctx("synchronizing the stream")?;
+        (0..self.rows)
+            .map(|r| {
+                let status = RowStatus::from_code(s[r]).ok_or_else(|| {
+                    CudaError::Shape(format!("row {r}: invalid status code {}", s[r]))
+                })?;
+                Ok(RowOutput {
+                    token: if status == RowStatus::Ok {
+                        t[r]
+                    } else {
+                        NO_TOKEN
+                    },
+                    status,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Device memory the sampler owns and reuses across calls.
+#[derive(Default)]
+struct Workspace {
+    scratch: Option<CudaSlice<u8>>,
+    scratch_ptr: u64,
+    counters: Option<CudaSlice<u32>>,
+    counters_ptr: u64,
+    counters_len: usize,
+    sparse: Option<CudaSlice<f32>>,
+    sparse_ptr: u64,
+}
+
+fn grown(have: Option<usize>, need: usize) -> bool {
+    have.is_none_or(|h| h < need)
+}
+
+/// The CUDA sampler of one stream. Compiles its kernels on first use (once
+/// per process and architecture) and owns a workspace that grows as needed.
+pub struct Sampler {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    kernels: Arc<Kernels>,
+    sm_count: u32,
+    ws: Workspace,
+}
+
+impl Sampler {
+    /// A sampler on a new stream of device `ordinal`.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        kernels::require_driver()?;
+        kernels::require_nvrtc()?;
+        let ctx = CudaContext::new(ordinal).ctx("creating the CUDA context")?;
+        let stream = ctx.new_stream().ctx("creating a stream")?;
+        Self::with_stream(stream)
+    }
+
+    /// A sampler that queues its work on `stream`.
+    pub fn with_stream(stream: Arc<CudaStream>) -> Result<Self> {
+        Self::with_variant(stream, &[])
+    }
+
+    /// A sampler running a tuning variant of the kernels (see
+    /// [`kernels::source_with`]); results are the same for every variant.
+    pub fn with_variant(stream: Arc<CudaStream>, defines: &[String]) -> Result<Self> {
+        kernels::require_driver()?;
+        kernels::require_nvrtc()?;
+        let ctx = stream.context().clone();
+        let kernels = kernels::kernels_with(&ctx, defines)?;
+        let sm_count = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .ctx("reading the multiprocessor count")? as u32;
+        Ok(Sampler {
+            ctx,
+            stream,
+            kernels,
+            sm_count,
+            ws: Workspace::default(),
+        })
+    }
+
+    /// The stream the work is queued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The compiled architecture and NVRTC's log.
+    pub fn kernel_info(&self) -> (&str, &str) {
+        (&self.kernels.arch, &self.kernels.log)
+    }
+
+    /// Multiprocessors of the device.
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+
+    /// Grows the workspace for a batch shape, so that later calls with that
+    /// shape allocate nothing (do this before capturing a CUDA graph).
+    pub fn reserve(
+        &mut self,
+        rows: usize,
+        vocab: usize,
+        sparse_rows: usize,
+        opts: &LaunchOptions,
+    ) -> Result<Geometry> {
+        let g = Geometry::new(opts, rows, vocab, self.sm_count)?;
+        let scratch = rows * (g.nchunks as usize * PARTIAL_BYTES + ROWSTATE_BYTES);
+        if grown(self.ws.scratch.as_ref().map(|s| s.len()), scratch) {
+            let s = self
+                .stream
+                .alloc_zeros::<u8>(scratch.max(256))
+                .ctx("allocating the workspace")?;
+            self.ws.scratch_ptr = s.device_ptr(&self.stream).0;
+            self.ws.scratch = Some(s);
+        }
+        if grown(self.ws.counters.as_ref().map(|_| self.ws.counters_len), rows) {
+            let c = self
+                .stream
+                .alloc_zeros::<u32>(rows.max(64))
+                .ctx("allocating the workspace")?;
+            self.ws.counters_ptr = c.device_ptr(&self.stream).0;
+            self.ws.counters_len = rows.max(64);
+            self.ws.counters = Some(c);
+        }
+        let sparse = sparse_rows * vocab;
+        if sparse > 0 && grown(self.ws.sparse.as_ref().map(|s| s.len()), sparse) {
+            let s = self
+                .stream
+                .alloc_zeros::<f32>(sparse)
+                .ctx("allocating the workspace")?;
+            self.ws.sparse_ptr = s.device_ptr(&self.stream).0;
+            self.ws.sparse = Some(s);
+        }
+        Ok(g)
+    }
+
+    /// Samples every row of `logits` with `params` into `out`, asynchronously on
+    /// the sampler's stream. No host synchronization; captureable in a CUDA graph
+    /// once [`Sampler::reserve`] has sized the workspace for the shape.
+    pub fn sample(
+        &mut self,
+        logits: &DeviceLogits<'_>,
+        params: &DeviceParams,
+        out: &mut DeviceOutput,
+        opts: &LaunchOptions,
+    ) -> Result<()> {
+        let rows = logits.rows;
+        if params.rows() != rows || out.rows() != rows {
+            return Err(CudaError::Shape(format!(
+                "logits hold {rows} rows, parameters {}, outputs {}",
+                params.rows(),
+                out.rows()
+            )));
+        }
+        if params.vocab() != logits.vocab {
+            return Err(CudaError::Shape(format!(
+                "parameters were validated for vocabulary {}, logits have {}",
+                params.vocab(),
+                logits.vocab
+            )));
+        }
+        if rows == 0 {
+            return Ok(());
+        }
+        let g = self.reserve(rows, logits.vocab, params.sparse_rows(), opts)?;
+        let p = params.ptrs();
+        let partials = self.ws.scratch_ptr;
+        let rowstate = partials + (rows * g.nchunks as usize * PARTIAL_BYTES) as u64;
+        let mut args = SampleArgs {
+            logits: logits.ptr,
+            row_stride: logits.stride as u64,
+            temperature: p.temperature,
+            top_k: p.top_k,
+            top_p: p.top_p,
+            min_p: p.min_p,
+            seed: p.seed,
+            position: p.position,
+            profile: p.profile,
+            bias_kind: p.bias_kind,
+            bias_slot: p.bias_slot,
+            dense_bias: p.dense,
+            dense_stride: logits.vocab as u64,
+            sparse_dense: self.ws.sparse_ptr,
+            sparse_offsets: p.sparse_offsets,
+            sparse_index: p.sparse_index,
+            sparse_value: p.sparse_value,
+            partials,
+            counters: self.ws.counters_ptr,
+            rowstate,
+            out_token: out.tokens_ptr,
+            out_status: out.status_ptr,
+            vocab: logits.vocab as u32,
+            rows: rows as u32,
+            nchunks: g.nchunks,
+            chunk_len: g.chunk_len,
+            phase: 0,
+            queue_cap: g.queue_cap,
+        };
+        let dt = logits.dtype.code() as usize;
+        let k = self.kernels.clone();
+        self.ctx.bind_to_thread().ctx("binding the context")?;
+        if params.any_sparse() {
+            self.launch(&k.expand, &mut args, rows as u32, 256, 0)?;
+        }
+        let pass_blocks = rows as u32 * g.nchunks;
+        let pass = if params.fast_path() && !opts.generic {
+            &k.fast[dt]
+        } else {
+            &k.pass[dt]
+        };
+        let max = pass
+            .max_threads_per_block()
+            .ctx("reading the kernel's block limit")?;
+        if g.block_threads as i32 > max {
+            return Err(CudaError::Shape(format!(
+                "block_threads {} exceeds this kernel variant's limit {max}",
+                g.block_threads
+            )));
+        }
+        self.launch(pass, &mut args, pass_blocks, g.block_threads, g.pass_smem)?;
+        if params.any_filter() {
+            self.launch(&k.filter[dt], &mut args, rows as u32, g.filter_threads, 0)?;
+            args.phase = 1;
+            self.launch(pass, &mut args, pass_blocks, g.block_threads, g.pass_smem)?;
+        }
+        Ok(())
+    }
+
+    fn launch(
+        &self,
+        f: &CudaFunction,
+        args: &mut SampleArgs,
+        grid: u32,
+        block: u32,
+        smem: u32,
+    ) -> Result<()> {
+        let mut params = [args as *mut SampleArgs as *mut c_void];
+        // SAFETY: the argument block matches the kernel's `SampleArgs` by value;
+        // every pointer in it is live for the queued work (borrowed descriptors,
+        // the sampler's own workspace and the parameters' buffers).
+        unsafe {
+            drv::launch_kernel(
+                f.cu_function(),
+                (grid, 1, 1),
+                (block, 1, 1),
+                smem,
+                self.stream.cu_stream(),
+                &mut params,
+            )
+        }
+        .ctx("launching a sampling kernel")
+    }
+
+    /// Uploads, samples and downloads: the GPU counterpart of
+    /// `tailrace_model::sample_batch` (same validation, same results).
+    pub fn sample_host<T: HostLogit>(
+        &mut self,
+        logits: &[T],
+        vocab: usize,
+        row_stride: usize,
+        rows: &[RowRequest],
+    ) -> Result<Vec<RowOutput>> {
+        self.sample_host_with(&LaunchOptions::default(), logits, vocab, row_stride, rows)
+    }
+
+    /// [`Sampler::sample_host`] with explicit launch options.
+    pub fn sample_host_with<T: HostLogit>(
+        &mut self,
+        opts: &LaunchOptions,
+        logits: &[T],
+        vocab: usize,
+        row_stride: usize,
+        rows: &[RowRequest],
+    ) -> Result<Vec<RowOutput>> {
+        let params = DeviceParams::new(&self.stream, vocab, rows)?;
+        check_shape(logits.len(), rows.len(), vocab, row_stride).map_err(|e| match e {
+            CudaError::Shape(s) => CudaError::Param(tailrace_model::ParamError::Shape(s)),
+            e => e,
+        })?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let used = (rows.len() - 1) * row_stride + vocab;
+        let buf = self
+            .stream
+            .clone_htod(&T::bits(&logits[..used]))
+            .ctx("uploading logits")?;
+        let dl = DeviceLogits::new(
+            &buf,
+            &self.stream,
+            T::DEVICE_DTYPE,
+            rows.len(),
+            vocab,
+            row_stride,
+        )?;
+        let mut out = DeviceOutput::new(&self.stream, rows.len())?;
+        out.poison(&self.stream)?;
+        self.sample(&dl, &params, &mut out, opts)?;
+        out.download(&self.stream)
+    }
+
+    /// Fills `buf` (elements of `dtype`) with random logits, about N(0, scale^2).
+    pub fn fill_random<B: DeviceRepr>(
+        &self,
+        buf: &mut CudaSlice<B>,
+        dtype: Dtype,
+        seed: u64,
+        scale: f32,
+    ) -> Result<()> {
+        let n = (buf.len() * std::mem::size_of::<B>() / dtype.size()) as u64;
+        let ptr = buf.device_ptr(&self.stream).0;
+        let mut a_ptr = ptr;
+        let mut a_n = n;
+        let mut a_dt = dtype.code();
+        let mut a_seed = seed;
+        let mut a_scale = scale;
+        let mut params = [
+            &mut a_ptr as *mut u64 as *mut c_void,
+            &mut a_n as *mut u64 as *mut c_void,
+            &mut a_dt as *mut u32 as *mut c_void,
+            &mut a_seed as *mut u64 as *mut c_void,
+            &mut a_scale as *mut f32 as *mut c_void,
+        ];
+        self.ctx.bind_to_thread().ctx("binding the context")?;
+        // SAFETY: argument types match `tr_fill_random`; the buffer holds n elements.
+        unsafe {
+            drv::launch_kernel(
+                self.kernels.fill_random.cu_function(),
+                (4 * self.sm_count, 1, 1),
+                (256, 1, 1),
+                0,
+                self.stream.cu_stream(),
+                &mut params,
+            )
+        }
+        .ctx("launching tr_fill_random")
+    }
+
+    pub(crate) fn kernels(&self) -> &Kernels {
+        &self.kernels
+    }
+}
