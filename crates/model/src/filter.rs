@@ -176,7 +176,8 @@ fn kth_in_rank_order<T: Logit>(
     c: Option<Cut>,
     k: usize,
 ) -> Option<(f64, u32)> {
-    let cap = (2 * k).max(k + 4096);
+    // Never more than the row holds (k may be far above V).
+    let cap = (2 * k).max(k + 4096).min(row.len() + 1);
     let mut buf: Vec<(f64, u32)> = Vec::with_capacity(cap + 1);
     let mut floor = f64::NEG_INFINITY; // a of the current k-th best once the buffer was shrunk
     let mut survivors = 0usize;

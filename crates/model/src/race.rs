@@ -246,6 +246,14 @@ impl Best {
         index: u32::MAX,
     };
 
+    /// Whether a later (larger-index) element with score `s` replaces this
+    /// best: its score is larger, or there is no best yet (a score can be
+    /// -inf when `T * ln E` overflows; the first survivor still wins then).
+    #[inline(always)]
+    pub fn admits(&self, s: f64) -> bool {
+        s > self.score || self.index == u32::MAX
+    }
+
     /// The larger score, equal scores to the smaller index.
     #[inline(always)]
     pub fn merge(self, o: Best) -> Best {
@@ -375,7 +383,7 @@ fn race_direct<T: Logit>(
             let i = lo + j;
             let a = row.a(i);
             if !survives(a, i, cut)
-                || score(a, t, profile::ln_variate_lower_bound(p, w[0])) <= best.score
+                || !best.admits(score(a, t, profile::ln_variate_lower_bound(p, w[0])))
             {
                 continue;
             }
@@ -385,7 +393,7 @@ fn race_direct<T: Logit>(
                 _ => math::ln(f64::from(triton::variate(triton::uniform(w[0])))),
             };
             let s = score(a, t, ln_e);
-            if s > best.score {
+            if best.admits(s) {
                 best = Best {
                     score: s,
                     index: i as u32,
@@ -446,17 +454,17 @@ fn race_exact<T: Logit>(
             .iter()
             .fold(u32::MAX, |m, &w| m.min(w));
         let max_a = row.max_a(lo..hi);
-        if score(max_a, t, exact::ln_variate_lower_bound(min_lead)) > best.score {
+        if best.admits(score(max_a, t, exact::ln_variate_lower_bound(min_lead))) {
             for i in lo..hi {
                 let lead = leads[(i >> 2) - b][i & 3];
                 let a = row.a(i);
                 if !survives(a, i, cut) {
                     continue;
                 }
-                if score(a, t, exact::ln_variate_lower_bound(lead)) > best.score {
+                if best.admits(score(a, t, exact::ln_variate_lower_bound(lead))) {
                     let k = exact::grid_point(lead, exact::tail_words(seed, pos, i as u32));
                     let s = score(a, t, exact::ln_variate(k));
-                    if s > best.score {
+                    if best.admits(s) {
                         best = Best {
                             score: s,
                             index: i as u32,
@@ -480,7 +488,7 @@ pub fn race_list<T: Logit>(row: &RowData<'_, T>, params: &SamplingParams, list: 
         let s = match params.profile() {
             NoiseProfile::Exact => {
                 let lead = exact::lead_word(seed, pos, i);
-                if score(a, t, exact::ln_variate_lower_bound(lead)) <= best.score {
+                if !best.admits(score(a, t, exact::ln_variate_lower_bound(lead))) {
                     continue;
                 }
                 score(
@@ -491,13 +499,13 @@ pub fn race_list<T: Logit>(row: &RowData<'_, T>, params: &SamplingParams, list: 
             }
             p => {
                 let lead = profile::lead_word(p, seed, pos, i);
-                if score(a, t, profile::ln_variate_lower_bound(p, lead)) <= best.score {
+                if !best.admits(score(a, t, profile::ln_variate_lower_bound(p, lead))) {
                     continue;
                 }
                 score(a, t, profile::ln_variate(p, seed, pos, i))
             }
         };
-        if s > best.score {
+        if best.admits(s) {
             best = Best { score: s, index: i };
         }
     }
