@@ -8,11 +8,14 @@
 //! - `tailrace sample`: draws tokens from a logits row stored in a
 //!   safetensors file with the CPU reference model (spec: SAMPLER.md).
 //! - `tailrace bench-cpu`: the CPU model throughput benchmark.
+//! - `tailrace replay` / `tailrace audit-draws`: the auditor tools of
+//!   `tailrace-audit` (guide: docs/audit.md).
 //!
 //! Every failure is one line `error: ...` on stderr; exit code 2 for usage
 //! and input errors, 1 for everything else. The tool never panics on user
 //! input; a panic hook turns a bug into a one-line internal error.
 
+mod audit;
 mod bench;
 mod error;
 mod noise;
@@ -42,6 +45,10 @@ enum Command {
     Sample(sample::SampleArgs),
     /// Measure the CPU model's per-row sampling time.
     BenchCpu(bench::BenchArgs),
+    /// Recompute logged tokens with the CPU model and report every mismatch.
+    Replay(audit::ReplayArgs),
+    /// Audit draws from any sampler against the exact law (tail rate or chi-square).
+    AuditDraws(audit::AuditDrawsArgs),
 }
 
 /// Output format.
@@ -81,6 +88,8 @@ fn main() -> ExitCode {
         Command::Noise(a) => noise::run(&a),
         Command::Sample(a) => sample::run(&a),
         Command::BenchCpu(a) => bench::run(&a),
+        Command::Replay(a) => audit::run_replay(&a),
+        Command::AuditDraws(a) => audit::run_audit_draws(&a),
     };
     match result.and_then(|out| write_stdout(&out)) {
         Ok(()) => ExitCode::SUCCESS,
