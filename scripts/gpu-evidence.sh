@@ -7,7 +7,8 @@
 # Then call the device tool's `run` with
 #   carry:   ["target/release/tailrace", "target/release/tailrace-cuda-check", "target/release/xtask"]
 #   command: bash scripts/gpu-evidence.sh baselines     (torch/Triton baselines, external draws, CPU model vs numpy)
-#   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier with CUDA, tailrace timings)
+#   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier on the CUDA backend)
+# (scripts/device-run.sh runs the CUDA differential check and the kernel timings.)
 # Everything lands in $OUT (at most 8 files come back; logs are tarred).
 set -uo pipefail
 stage=${1:?usage: gpu-evidence.sh baselines|sampler}
@@ -29,12 +30,16 @@ baselines)
     ;;
 sampler)
     logs=/tmp/evidence-logs; mkdir -p $logs
-    target/release/tailrace-cuda-check --out "$out/cuda_check.json" > $logs/cuda_check.log 2>&1; echo "cuda-check exit $?" >> $logs/cuda_check.log
-    target/release/xtask conformance --backend all --tier full --out $logs/conformance > $logs/conformance.log 2>&1; echo "conformance exit $?" >> $logs/conformance.log
+    # libnvrtc.so.13 (and its builtins) on the loader path: the toolkit's or the pip wheel's.
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
+        if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
+    done
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}" > $logs/env.txt
+    timeout 480 target/release/xtask conformance --backend cuda --tier "${TIER:-full}" --out $logs/conformance > $logs/conformance.log 2>&1; echo "conformance exit $?" >> $logs/conformance.log
     cp $logs/conformance/report.md "$out/conformance_report.md" 2>/dev/null
     cp $logs/conformance/report.json "$out/conformance_report.json" 2>/dev/null
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
-    tail -n 40 $logs/cuda_check.log; tail -n 45 $logs/conformance.log
+    tail -n 45 $logs/conformance.log
     ;;
 *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -247,12 +247,4 @@ pub fn run_suite(
     out
 }
 
-/// The CUDA backend, when it can be opened on this machine.
-pub mod cuda {
-    use crate::Sampler;
-
-    /// Opens the CUDA backend, or says why it cannot be opened.
-    pub fn open() -> Result<Box<dyn Sampler>, String> {
-        Err("this build has no CUDA backend yet".into())
-    }
-}
+pub mod cuda;
