@@ -6,7 +6,9 @@
 # Then call the device tool `run` with
 #     carry:   ["target/release/tailrace-cuda-check"]
 #     command: bash scripts/device-run.sh remote [extra check args]
-# There it finds libnvrtc (CUDA toolkit or the pip wheel), runs the checks and
+# There it finds libnvrtc (CUDA toolkit or the pip wheel), runs the checks (a
+# kernel variant, VARIANT=NAME=VALUE, default TR_UNITS=2, must give the same
+# tokens and is timed next to the default) and
 # the timings as separate processes (a fault in one cannot hide the other) and
 # leaves logs and JSON under $OUT:
 #     env.txt, check.log, summary.json, mismatches.jsonl, timing.log,
@@ -47,11 +49,13 @@ remote)
     } >"$OUT/env.txt" 2>&1
     cat "$OUT/env.txt"
     # 1. correctness (dumps, differential, invariance, graph replay)
-    timeout "${CHECK_TIMEOUT:-250}" "$BIN" --out "$OUT/summary.json" --no-timing --diff-budget-s 150 "$@" >"$OUT/check.log" 2>&1
+    VARIANT=${VARIANT:-TR_UNITS=2}
+    timeout "${CHECK_TIMEOUT:-250}" "$BIN" --out "$OUT/summary.json" --no-timing --diff-budget-s 150 \
+        --variant "$VARIANT" "$@" >"$OUT/check.log" 2>&1
     echo "check exit code: $?" >>"$OUT/check.log"
     # 2. timings (separate process), with tuning variants of the kernels
-    timeout "${TIMING_TIMEOUT:-150}" "$BIN" --out "$OUT/timing.json" --timing-only "$@" \
-        --variant 'TR_PREFETCH_DEPTH=1' >"$OUT/timing.log" 2>&1
+    timeout "${TIMING_TIMEOUT:-150}" "$BIN" --out "$OUT/timing.json" --timing-only \
+        --variant "$VARIANT" "$@" >"$OUT/timing.log" 2>&1
     echo "timing exit code: $?" >>"$OUT/timing.log"
     # 3. a short memcheck run (out-of-bounds accesses), then ncu profiles of the
     #    hot kernels (clocks left alone), all into profile.log

@@ -2,7 +2,8 @@
 // check binary, and a random fill for timing inputs.
 
 // Per triple, 8 words: ln E, E, uniform (binary64 bits), grid point lo/hi
-// (exact), uniform_f32 | noise_f32 << 32 (f32, triton), lead bounds (exact).
+// (exact), uniform_f32 | noise_f32 << 32 (f32, triton), the pruning lower
+// bound of ln E from the profile's lead word, and (exact) the upper bound.
 extern "C" __global__ void tr_noise_dump(u32 profile, u32 n, const u64* seeds, const u64* positions,
                                          const u32* indices, u64* out) {
     u32 j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,6 +28,7 @@ extern "C" __global__ void tr_noise_dump(u32 profile, u32 n, const u64* seeds, c
         uint4 b = tr_block(seed, index, pos, TR_TAG_F64);
         uniform = tr_f64_uniform(b.x, b.y);
         noise = -tr_ln(uniform);
+        lb = tr_direct_lower_bound(profile, b.x);
     } else if (profile == TR_PROFILE_F32) {
         uint4 b = tr_block(seed, index, pos, TR_TAG_F32);
         float u = tr_f32_uniform(b.x);
@@ -34,6 +36,7 @@ extern "C" __global__ void tr_noise_dump(u32 profile, u32 n, const u64* seeds, c
         uniform = (double)u;
         noise = (double)e;
         f32bits = (u64)__float_as_uint(u) | ((u64)__float_as_uint(e) << 32);
+        lb = tr_direct_lower_bound(profile, b.x);
     } else {
         uint4 b = tr_block(seed, index, pos, TR_TAG_TRITON);
         float u = tr_triton_uniform(b.x);
@@ -41,6 +44,7 @@ extern "C" __global__ void tr_noise_dump(u32 profile, u32 n, const u64* seeds, c
         uniform = (double)u;
         noise = (double)e;
         f32bits = (u64)__float_as_uint(u) | ((u64)__float_as_uint(e) << 32);
+        lb = tr_direct_lower_bound(profile, b.x);
     }
     double ln_noise = tr_ln(noise);
     o[0] = (u64)__double_as_longlong(ln_noise);

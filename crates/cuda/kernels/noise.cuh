@@ -78,18 +78,42 @@ __device__ __forceinline__ float tr_triton_variate(float u) {
     return -tr_logf(v);
 }
 
-// ln E of one element of a non-exact profile (one Philox block of its own).
-__device__ __noinline__ double tr_ln_variate_direct(u32 profile, u64 seed, u64 position, u32 index) {
-    if (profile == TR_PROFILE_F64) {
-        uint4 b = tr_block(seed, index, position, TR_TAG_F64);
-        return tr_ln(-tr_ln(tr_f64_uniform(b.x, b.y)));
-    }
-    if (profile == TR_PROFILE_F32) {
-        uint4 b = tr_block(seed, index, position, TR_TAG_F32);
-        return tr_ln((double)tr_f32_variate(tr_f32_uniform(b.x)));
-    }
-    uint4 b = tr_block(seed, index, position, TR_TAG_TRITON);
+// The stream tag of a non-exact profile.
+__device__ __forceinline__ u32 tr_direct_tag(u32 profile) {
+    return profile == TR_PROFILE_F64 ? TR_TAG_F64
+                                     : (profile == TR_PROFILE_F32 ? TR_TAG_F32 : TR_TAG_TRITON);
+}
+
+// ln E of one element of a non-exact profile from its Philox block.
+__device__ __noinline__ double tr_ln_variate_block(u32 profile, uint4 b) {
+    if (profile == TR_PROFILE_F64) return tr_ln(-tr_ln(tr_f64_uniform(b.x, b.y)));
+    if (profile == TR_PROFILE_F32) return tr_ln((double)tr_f32_variate(tr_f32_uniform(b.x)));
     return tr_ln((double)tr_triton_variate(tr_triton_uniform(b.x)));
+}
+
+// ln E of one element of a non-exact profile (one Philox block of its own).
+__device__ double tr_ln_variate_direct(u32 profile, u64 seed, u64 position, u32 index) {
+    return tr_ln_variate_block(profile, tr_block(seed, index, position, tr_direct_tag(profile)));
+}
+
+// profile::ln_variate_lower_bound for the non-exact profiles (word 0 of the
+// element's block), same operations: a lower bound of the computed ln E.
+__device__ __forceinline__ double tr_direct_lower_bound(u32 profile, u32 lead) {
+    if (profile == TR_PROFILE_F64) {
+        double v = tr_ln_lower_bound(~lead);
+        return v > TR_LB_F64_FLOOR ? v : TR_LB_F64_FLOOR;
+    }
+    u32 w;
+    if (profile == TR_PROFILE_F32) {
+        if (lead >= 0xffffff00u) return TR_LB_F32_FLOOR;
+        w = 0xffffff00u - lead;
+    } else {
+        u32 x = ((i32)lead < 0) ? ~lead : lead;
+        if (x >= (1u << 31) - 256) return TR_LB_F32_FLOOR;
+        w = 2 * ((1u << 31) - 256 - x);
+    }
+    double v = __dsub_rn(tr_ln_lower_bound(w), TR_LB_F32_SLACK);
+    return v > TR_LB_F32_FLOOR ? v : TR_LB_F32_FLOOR;
 }
 
 // ln E of one element under any profile, from scratch.

@@ -7,7 +7,7 @@
 // integer sums. So the result never depends on the launch geometry.
 
 struct Partial {
-    double score;   // best race score of the chunk (-inf: none)
+    double score;   // best race score of the chunk (may be -inf: see `index`)
     double max_a;   // largest a of the chunk
     u32 index;      // its index (TR_NO_TOKEN: none)
     u32 max_index;  // index of max_a (TR_NO_TOKEN: none)
@@ -146,6 +146,7 @@ __device__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool
     AT m = (AT)tr_ninf();
     u32 mi = TR_NO_TOKEN;
     bool bad = false, any = false;
+#pragma unroll 4
     for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += blockDim.x) {
         AT a[8];
         tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true, a);
@@ -185,8 +186,15 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
             double av = (double)a[k];
             u32 i = (u32)(u * 8 + k);
             if (av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i)) {
-                double s = __fma_rn(neg_t, tr_ln_variate_direct(profile, seed, pos, i), av);
-                if (s > tr_ninf() && tr_better(s, i, bs, bi)) {
+                const uint4 b = tr_block(seed, i, pos, tr_direct_tag(profile));
+                // Word 0 bounds ln E from below: skip the logarithms when even the
+                // bound cannot beat this thread's best (earlier index on ties).
+                // The first survivor is always admitted: scores may all be -inf
+                // when T * ln E overflows (the model's `Best::admits`).
+                const double bound = __fma_rn(neg_t, tr_direct_lower_bound(profile, b.x), av);
+                if (!(bound > bs || bi == TR_NO_TOKEN)) continue;
+                double s = __fma_rn(neg_t, tr_ln_variate_block(profile, b), av);
+                if (tr_better(s, i, bs, bi)) {
                     bs = s;
                     bi = i;
                 }
@@ -323,7 +331,8 @@ __device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u6
         if (__fma_rn(neg_t, tr_ln_lower_bound(lead), a) >= thr) {
             uint4 tail = tr_block(seed, i, pos, TR_TAG_EXACT_TAIL);
             double s = __fma_rn(neg_t, tr_exact_ln_variate(tr_grid_point(lead, tail)), a);
-            if (s > tr_ninf() && tr_better(s, i, bs, bi)) {
+            // -inf scores count (T * ln E may overflow): the smaller index wins ties.
+            if (tr_better(s, i, bs, bi)) {
                 bs = s;
                 bi = i;
             }
@@ -333,8 +342,11 @@ __device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u6
     qn = 0;
 }
 
-#ifndef TR_PREFETCH_DEPTH
-#define TR_PREFETCH_DEPTH 2
+// Units (8 elements each) per lane per step of the exact race. 2 puts four
+// independent Philox chains in flight per thread, but measured slower on the
+// H200 (B = 1024: 248 us against 229 us with 1; docs/cuda-notes.md, run 3).
+#ifndef TR_UNITS
+#define TR_UNITS 1
 #endif
 
 template <int DT, bool BIAS>
@@ -342,6 +354,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
                               double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc) {
     typedef typename AType<BIAS>::T AT;
+    constexpr int N = TR_UNITS;
     extern __shared__ u64 tr_dyn_smem[];
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     WarpQueue q;
@@ -369,22 +382,59 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         }
     };
 
-    // One unit (8 elements) per lane; `a` already converted.
-    auto unit = [&](const AT a[8], i64 u) {
-        const uint4 l0 = tr_block(seed, (u32)(2 * u), pos, TR_TAG_EXACT_LEAD);
-        const uint4 l1 = tr_block(seed, (u32)(2 * u + 1), pos, TR_TAG_EXACT_LEAD);
-        const u32 ld[8] = {l0.x, l0.y, l0.z, l0.w, l1.x, l1.y, l1.z, l1.w};
-        const u32 ibase = (u32)(u * 8);
+    // N units per lane: unit n is u0 + 32 n + lane (dead past the chunk).
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    const i64 step = (i64)nwarps * 32 * N;
+    i64 u0 = unit_lo + (i64)warp * 32 * N;
+    RawA<DT, BIAS> raw[N];
+    if (u0 < unit_hi) {
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const i64 u = u0 + 32 * n + lane;
+            raw[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+        }
+    }
+    for (; u0 < unit_hi; u0 += step) {
+        AT a[N][8];
+#pragma unroll
+        for (int n = 0; n < N; n++) tr_convert_a<DT, BIAS>(raw[n], a[n]);
+        if (u0 + step < unit_hi) {
+            // Issue the next step's loads now; they complete while this one computes.
+#pragma unroll
+            for (int n = 0; n < N; n++) {
+                const i64 u = u0 + step + 32 * n + lane;
+                raw[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+            }
+        }
+        u32 ld[N][8];
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const i64 u = u0 + 32 * n + lane;
+            const uint4 l0 = tr_block(seed, (u32)(2 * u), pos, TR_TAG_EXACT_LEAD);
+            const uint4 l1 = tr_block(seed, (u32)(2 * u + 1), pos, TR_TAG_EXACT_LEAD);
+            ld[n][0] = l0.x;
+            ld[n][1] = l0.y;
+            ld[n][2] = l0.z;
+            ld[n][3] = l0.w;
+            ld[n][4] = l1.x;
+            ld[n][5] = l1.y;
+            ld[n][6] = l1.z;
+            ld[n][7] = l1.w;
+        }
         if (first) {
             // Pilot: a lower bound of some survivor's score sets the first threshold.
             first = false;
             double lo_best = tr_ninf();
 #pragma unroll
-            for (int k = 0; k < 8; k++) {
-                double av = (double)a[k];
-                if (av > tr_ninf() && tr_keeps(av, ibase + k, cut_a, cut_i)) {
-                    double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[k]), av);
-                    lo_best = (s > lo_best) ? s : lo_best;
+            for (int n = 0; n < N; n++) {
+                const u32 ib = (u32)((u0 + 32 * n + lane) * 8);
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    double av = (double)a[n][k];
+                    if (av > tr_ninf() && tr_keeps(av, ib + k, cut_a, cut_i)) {
+                        double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[n][k]), av);
+                        lo_best = (s > lo_best) ? s : lo_best;
+                    }
                 }
             }
             lo_best = tr_warp_max(lo_best);
@@ -393,99 +443,62 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         }
         bool anyc = false;
 #pragma unroll
-        for (int k = 0; k < 8; k++) {
-            bad |= !(a[k] < (AT)tr_inf());
-            any |= a[k] > (AT)tr_ninf();
-            anyc |= a[k] >= cut.get(ld[k]);
-        }
-        if (__any_sync(TR_FULL, anyc)) {
-            // Rare: some lane holds a candidate. Recompute which, raise thr from
-            // their score lower bounds, queue those whose upper bound reaches it.
-            u32 cand = 0;
-#pragma unroll
-            for (int k = 0; k < 8; k++) cand |= (a[k] >= cut.get(ld[k]) ? 1u : 0u) << k;
-            double lo_best = tr_dunkey(*(volatile u64*)s_thr);
+        for (int n = 0; n < N; n++) {
 #pragma unroll
             for (int k = 0; k < 8; k++) {
-                double av = (double)a[k];
-                if (((cand >> k) & 1) && tr_keeps(av, ibase + k, cut_a, cut_i)) {
-                    double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[k]), av);
+                bad |= !(a[n][k] < (AT)tr_inf());
+                any |= a[n][k] > (AT)tr_ninf();
+                anyc |= a[n][k] >= cut.get(ld[n][k]);
+            }
+        }
+        if (!__any_sync(TR_FULL, anyc)) continue;
+        // Rare: some lane holds a candidate. Recompute which, raise thr from
+        // their score lower bounds, queue those whose upper bound reaches it.
+        u32 cand = 0;
+#pragma unroll
+        for (int n = 0; n < N; n++)
+#pragma unroll
+            for (int k = 0; k < 8; k++) cand |= (a[n][k] >= cut.get(ld[n][k]) ? 1u : 0u) << (8 * n + k);
+        double lo_best = tr_dunkey(*(volatile u64*)s_thr);
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const u32 ib = (u32)((u0 + 32 * n + lane) * 8);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                double av = (double)a[n][k];
+                if (((cand >> (8 * n + k)) & 1) && tr_keeps(av, ib + k, cut_a, cut_i)) {
+                    double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[n][k]), av);
                     lo_best = (s > lo_best) ? s : lo_best;
                 }
             }
-            raise(tr_warp_max(lo_best));
+        }
+        raise(tr_warp_max(lo_best));
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const u32 ib = (u32)((u0 + 32 * n + lane) * 8);
 #pragma unroll
             for (int k = 0; k < 8; k++) {
-                double av = (double)a[k];
-                u32 i = ibase + k;
-                bool push = ((cand >> k) & 1) && tr_keeps(av, i, cut_a, cut_i) &&
-                            __fma_rn(neg_t, tr_ln_lower_bound(ld[k]), av) >= thr;
+                double av = (double)a[n][k];
+                u32 i = ib + k;
+                bool push = ((cand >> (8 * n + k)) & 1) && tr_keeps(av, i, cut_a, cut_i) &&
+                            __fma_rn(neg_t, tr_ln_lower_bound(ld[n][k]), av) >= thr;
                 u32 bal_k = __ballot_sync(TR_FULL, push);
                 if (bal_k) {
-                    u32 n = __popc(bal_k);
-                    if (qn + n > cap) {
+                    u32 m = __popc(bal_k);
+                    if (qn + m > cap) {
                         tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
                         raise(tr_warp_max(bs));
                     }
                     if (push) {
                         u32 slot = qn + __popc(bal_k & ((1u << lane) - 1));
                         q.idx[slot] = i;
-                        q.lead[slot] = ld[k];
+                        q.lead[slot] = ld[n][k];
                         q.a[slot] = av;
                     }
-                    qn += n;
+                    qn += m;
                 }
             }
         }
-    };
-
-    // The unit loop (warp-uniform trip count), loads issued TR_PREFETCH_DEPTH
-    // units ahead of their use.
-    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
-    const i64 step = (i64)nwarps * 32;
-    i64 u0 = unit_lo + (i64)warp * 32;
-    if (u0 < unit_hi) {
-        RawA<DT, BIAS> ra = tr_fetch_a<DT, BIAS>(row, brow, (u0 + lane) * 8, vocab, al, bal,
-                                                 u0 + lane < unit_hi);
-#if TR_PREFETCH_DEPTH >= 2
-        RawA<DT, BIAS> rb;
-        if (u0 + step < unit_hi)
-            rb = tr_fetch_a<DT, BIAS>(row, brow, (u0 + step + lane) * 8, vocab, al, bal,
-                                      u0 + step + lane < unit_hi);
-        while (true) {
-            {
-                AT a[8];
-                tr_convert_a<DT, BIAS>(ra, a);
-                const i64 un = u0 + 2 * step + lane;
-                if (u0 + 2 * step < unit_hi)
-                    ra = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
-                unit(a, u0 + lane);
-            }
-            u0 += step;
-            if (u0 >= unit_hi) break;
-            {
-                AT a[8];
-                tr_convert_a<DT, BIAS>(rb, a);
-                const i64 un = u0 + 2 * step + lane;
-                if (u0 + 2 * step < unit_hi)
-                    rb = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
-                unit(a, u0 + lane);
-            }
-            u0 += step;
-            if (u0 >= unit_hi) break;
-        }
-#else
-        while (true) {
-            AT a[8];
-            tr_convert_a<DT, BIAS>(ra, a);
-            const i64 un = u0 + step + lane;
-            if (u0 + step < unit_hi)
-                ra = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
-            unit(a, u0 + lane);
-            u0 += step;
-            if (u0 >= unit_hi) break;
-        }
-#endif
     }
     // Final: the block's best threshold, then the queue.
     __syncthreads();

@@ -6,7 +6,7 @@ use crate::sampler::Sampler;
 use cudarc::driver::{result as drv, CudaFunction, DevicePtr};
 use std::ffi::c_void;
 use tailrace_model::filter;
-use tailrace_noise::profile::{exact, NoiseDraw};
+use tailrace_noise::profile::{self, exact, NoiseDraw};
 use tailrace_noise::{libdevice, math, NoiseProfile};
 
 /// One noise dump entry: `ln E`, `E`, the uniform (binary64 bits), the
@@ -43,7 +43,8 @@ impl NoiseWords {
                 exact::ln_variate_upper_bound(lead).to_bits(),
             )
         } else {
-            (0, 0)
+            let lead = profile::lead_word(profile, seed, position, index);
+            (profile::ln_variate_lower_bound(profile, lead).to_bits(), 0)
         };
         NoiseWords([
             d.ln_noise.to_bits(),
@@ -84,12 +85,7 @@ pub fn cpu_int_words(v: u128, p: f64) -> [u64; 4] {
 }
 
 impl Sampler {
-    fn run_dump(
-        &self,
-        f: &CudaFunction,
-        n: usize,
-        args: &mut [*mut c_void],
-    ) -> Result<()> {
+    fn run_dump(&self, f: &CudaFunction, n: usize, args: &mut [*mut c_void]) -> Result<()> {
         let grid = n.div_ceil(128).max(1) as u32;
         self.context().bind_to_thread().ctx("binding the context")?;
         // SAFETY: callers pass argument lists matching the dump kernels.

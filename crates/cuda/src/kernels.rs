@@ -94,6 +94,10 @@ pub fn prelude() -> String {
     def("TR_BOUND_SLACK", hex_f64(1.0 / (1u64 << 30) as f64));
     def("TR_UB_GAP", hex_f64(0.0861));
     def("TR_EXP_UNDERFLOW", hex_f64(-745.2));
+    // profile::ln_variate_lower_bound's floors and slack (f64, f32/triton).
+    def("TR_LB_F64_FLOOR", hex_f64(-36.8));
+    def("TR_LB_F32_FLOOR", hex_f64(-16.7));
+    def("TR_LB_F32_SLACK", hex_f64(1e-6));
     s
 }
 
@@ -110,7 +114,16 @@ pub fn source_with(defines: &[String]) -> String {
         let (name, value) = d.split_once('=').unwrap_or((d.as_str(), ""));
         head.push_str(&format!("#define {name} {value}\n"));
     }
-    [head.as_str(), prelude().as_str(), COMMON, MATH, NOISE, SAMPLE, DEBUG].join("\n")
+    [
+        head.as_str(),
+        prelude().as_str(),
+        COMMON,
+        MATH,
+        NOISE,
+        SAMPLE,
+        DEBUG,
+    ]
+    .join("\n")
 }
 
 /// The NVRTC options for `arch` (`sm_90`, `compute_90`, ...).
@@ -283,7 +296,9 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     if let Some(k) = map.get(&key) {
         return Ok(k.clone());
     }
-    let (major, minor) = ctx.compute_capability().ctx("reading the compute capability")?;
+    let (major, minor) = ctx
+        .compute_capability()
+        .ctx("reading the compute capability")?;
     let arch = format!("sm_{major}{minor}");
     let compiled = cubin_for(&arch, defines)?;
     let module = ctx
@@ -293,7 +308,11 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     let k = Arc::new(Kernels {
         pass: [f("tr_pass_f32")?, f("tr_pass_bf16")?, f("tr_pass_f16")?],
         fast: [f("tr_fast_f32")?, f("tr_fast_bf16")?, f("tr_fast_f16")?],
-        filter: [f("tr_filter_f32")?, f("tr_filter_bf16")?, f("tr_filter_f16")?],
+        filter: [
+            f("tr_filter_f32")?,
+            f("tr_filter_bf16")?,
+            f("tr_filter_f16")?,
+        ],
         expand: f("tr_expand_sparse")?,
         noise_dump: f("tr_noise_dump")?,
         math_dump: f("tr_math_dump")?,
@@ -318,7 +337,13 @@ mod tests {
         assert_eq!(hex_f32(1.5), "(0x1.800000p0f)");
         assert_eq!(hex_f32(-0.125), "(-0x1.000000p-3f)");
         // Round trip through a parser of hex floats written by hand.
-        for x in [math::LN2_HI, math::LN2_LO, math::INV_LN2, 2.0 / 3.0, 1.0 / 6227020800.0] {
+        for x in [
+            math::LN2_HI,
+            math::LN2_LO,
+            math::INV_LN2,
+            2.0 / 3.0,
+            1.0 / 6227020800.0,
+        ] {
             let h = hex_f64(x);
             let inner = h.trim_matches(|c| c == '(' || c == ')');
             let (mant, exp) = inner.split_once('p').unwrap();

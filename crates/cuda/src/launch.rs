@@ -160,7 +160,18 @@ mod tests {
 
     #[test]
     fn geometry_covers_every_vocabulary() {
-        for vocab in [1usize, 7, 8, 9, 255, 4096, 131071, 131072, 262144, (1 << 20) + 3] {
+        for vocab in [
+            1usize,
+            7,
+            8,
+            9,
+            255,
+            4096,
+            131071,
+            131072,
+            262144,
+            (1 << 20) + 3,
+        ] {
             for rows in [1usize, 3, 64, 1024] {
                 for bpr in [0u32, 1, 2, 17, 1000] {
                     let g = Geometry::new(

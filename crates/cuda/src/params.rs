@@ -72,9 +72,7 @@ impl PackedParams {
             })?;
         }
         let n = rows.len();
-        let any_dense = rows
-            .iter()
-            .any(|r| matches!(r.bias, LogitBias::Dense(_)));
+        let any_dense = rows.iter().any(|r| matches!(r.bias, LogitBias::Dense(_)));
         let mut p = PackedParams {
             vocab,
             temperature: Vec::with_capacity(n),
@@ -404,7 +402,10 @@ mod tests {
     fn rejects_like_the_cpu_model() {
         let bad = vec![
             req(RawParams::default(), LogitBias::None),
-            req(RawParams::default(), LogitBias::Sparse(vec![(1, 0.0), (1, 2.0)])),
+            req(
+                RawParams::default(),
+                LogitBias::Sparse(vec![(1, 0.0), (1, 2.0)]),
+            ),
         ];
         let err = PackedParams::new(8, &bad).unwrap_err();
         assert_eq!(

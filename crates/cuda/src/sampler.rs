@@ -210,7 +210,10 @@ impl DeviceOutput {
     /// Fills tokens and statuses with 0xFF bytes (an invalid status), so a row
     /// the kernels never wrote cannot pass for a result.
     pub fn poison(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
-        stream.context().bind_to_thread().ctx("binding the context")?;
+        stream
+            .context()
+            .bind_to_thread()
+            .ctx("binding the context")?;
         // SAFETY: both buffers hold at least `rows` elements (allocated above).
         unsafe {
             drv::memset_d8_async(self.tokens_ptr, 0xff, self.rows * 4, stream.cu_stream())
@@ -232,12 +235,8 @@ impl DeviceOutput {
 
     /// Copies the outputs to the host (synchronizes the stream).
     pub fn download(&self, stream: &Arc<CudaStream>) -> Result<Vec<RowOutput>> {
-        let t = stream
-            .clone_dtoh(&self.tokens)
-            .ctx("downloading tokens")?;
-        let s = stream
-            .clone_dtoh(&self.status)
-            .ctx("downloading status")?;
+        let t = stream.clone_dtoh(&self.tokens).ctx("downloading tokens")?;
+        let s = stream.clone_dtoh(&self.status).ctx("downloading status")?;
         stream.synchronize().ctx("synchronizing the stream")?;
         (0..self.rows)
             .map(|r| {
@@ -356,7 +355,10 @@ impl Sampler {
             self.ws.scratch_ptr = s.device_ptr(&self.stream).0;
             self.ws.scratch = Some(s);
         }
-        if grown(self.ws.counters.as_ref().map(|_| self.ws.counters_len), rows) {
+        if grown(
+            self.ws.counters.as_ref().map(|_| self.ws.counters_len),
+            rows,
+        ) {
             let c = self
                 .stream
                 .alloc_zeros::<u32>(rows.max(64))

@@ -14,7 +14,11 @@ fn kernels_compile_cleanly_with_nvrtc() {
     }
     for arch in ["compute_90", "compute_80"] {
         let c = kernels::compile(arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
-        assert!(c.log.is_empty(), "{arch}: NVRTC log is not empty:\n{}", c.log);
+        assert!(
+            c.log.is_empty(),
+            "{arch}: NVRTC log is not empty:\n{}",
+            c.log
+        );
         assert!(!c.is_cubin);
         let ptx = String::from_utf8(c.image).expect("PTX is text");
         for name in kernels::KERNEL_NAMES {

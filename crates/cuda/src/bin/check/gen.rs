@@ -3,8 +3,8 @@
 
 use half::{bf16, f16};
 use serde::Serialize;
-use tailrace_model::{LogitBias, NoiseProfile, RawParams, RowRequest, SamplingParams};
 use tailrace_cuda::Dtype;
+use tailrace_model::{LogitBias, NoiseProfile, RawParams, RowRequest, SamplingParams};
 
 /// splitmix64.
 pub struct Rng(pub u64);
@@ -128,9 +128,11 @@ impl Batch {
             });
         }
         // Padding between rows holds junk that must never be read as a logit.
-        for row in 0..rows.saturating_sub(1) {
-            for v in &mut data[row * stride + vocab..(row + 1) * stride] {
-                *v = f32::NAN;
+        if stride > vocab {
+            for row in 0..rows - 1 {
+                for v in &mut data[row * stride + vocab..(row + 1) * stride] {
+                    *v = f32::NAN;
+                }
             }
         }
         let logits = match dtype {
