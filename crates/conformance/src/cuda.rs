@@ -96,7 +96,7 @@ impl Sampler for CudaSampler {
 
     fn geometries(&self, vocab: usize) -> Vec<Geometry> {
         let mut g = vec![Geometry::default()];
-        for block in [32u32, 128, 1024] {
+        for block in [32u32, 128, 512] {
             g.push(Geometry {
                 block: Some(block),
                 splits: None,
