@@ -9,7 +9,8 @@ use tailrace_model::{
 
 pub(super) fn invalid_params_rejected(_: &Ctx, b: &dyn Sampler) -> Outcome {
     let base = RawParams::default();
-    let param_cases: Vec<(RawParams, fn(&ParamError) -> bool)> = vec![
+    type IsExpected = fn(&ParamError) -> bool;
+    let param_cases: Vec<(RawParams, IsExpected)> = vec![
         (
             RawParams {
                 temperature: f64::NAN,

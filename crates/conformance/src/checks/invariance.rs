@@ -114,13 +114,10 @@ pub(super) fn single_equals_batched(ctx: &Ctx, b: &dyn Sampler) -> Outcome {
         |spec| {
             let input = spec.build();
             let base = sample(b, &input, Geometry::default())?;
-            for r in 0..input.rows.len() {
+            for (r, batched) in base.iter().enumerate() {
                 let one = sample(b, &input.select(&[r]), Geometry::default())?;
-                if one[0] != base[r] {
-                    return Err(format!(
-                        "row {r}: alone {:?}, batched {:?}",
-                        one[0], base[r]
-                    ));
+                if one[0] != *batched {
+                    return Err(format!("row {r}: alone {:?}, batched {batched:?}", one[0]));
                 }
             }
             Ok(input.rows.len())
@@ -220,7 +217,7 @@ pub(super) fn vocab_shard_invariance(ctx: &Ctx, _b: &dyn Sampler) -> Outcome {
                 let prep = PreparedRow::new(
                     RowData::new(row, dense.as_deref()),
                     req.params,
-                    &[0..input.vocab],
+                    std::slice::from_ref(&(0..input.vocab)),
                     false,
                 );
                 if let Some(out) = prep.settled() {

@@ -76,7 +76,10 @@ fn golden_path(rel: &str) -> std::path::PathBuf {
 }
 
 /// Captured Triton noise: (seed, position, index, word, uniform bits, noise bits).
-fn triton_cases() -> anyhow::Result<Vec<(u64, u64, u32, u32, u32, u32)>> {
+/// One captured row: seed, position, index, word, uniform bits, noise bits.
+type TritonCase = (u64, u64, u32, u32, u32, u32);
+
+fn triton_cases() -> anyhow::Result<Vec<TritonCase>> {
     let path = golden_path("golden/triton/noise_cases.json");
     let text =
         std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
