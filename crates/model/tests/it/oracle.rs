@@ -1,4 +1,4 @@
-//! A brute-force sampler written from the spec text (spec/DECISIONS.tmp.md,
+//! A brute-force sampler written from the spec text (spec/SAMPLER.md,
 //! to become SAMPLER.md), sharing no code with the model: every rule is the
 //! literal one (sort the whole row, walk the rank order, sum the masses,
 //! compare every score). Only the normative noise (`profile::ln_variate`) and
