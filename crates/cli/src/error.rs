@@ -91,7 +91,7 @@ pub fn report_clap(e: &clap::Error) -> ExitCode {
     if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         let _ = writeln!(
             std::io::stderr(),
-            "error: no command given: use one of noise, sample, bench-cpu (try 'tailrace --help')"
+            "error: no command given: use one of noise, sample, bench-cpu, replay, audit-draws (try 'tailrace --help')"
         );
         return ExitCode::from(EXIT_INPUT);
     }

@@ -3,7 +3,7 @@
 
 use super::filters::survivors;
 use crate::{BatchInput, Ctx, Geometry, Logits, Outcome, Sampler};
-use statrs::distribution::{ChiSquared, ContinuousCDF, DiscreteCDF, Poisson};
+use statrs::distribution::{ChiSquared, ContinuousCDF};
 use tailrace_model::{LogitBias, RawParams, RowOutput, RowRequest, SamplingParams};
 use tailrace_noise::NoiseProfile;
 
@@ -42,17 +42,7 @@ pub(crate) fn draw_many(
     Ok(())
 }
 
-/// Two-sided Poisson p-value of `observed` under mean `mean`.
-pub fn poisson_two_sided(mean: f64, observed: u64) -> f64 {
-    let d = Poisson::new(mean).expect("positive mean");
-    let lower = d.cdf(observed);
-    let upper = if observed == 0 {
-        1.0
-    } else {
-        1.0 - d.cdf(observed - 1)
-    };
-    (2.0 * lower.min(upper)).min(1.0)
-}
+pub use tailrace_audit::stats::poisson_two_sided;
 
 /// One cell of the tail-rate table.
 #[derive(Debug, Clone, serde::Serialize)]
