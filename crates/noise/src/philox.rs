@@ -79,6 +79,26 @@ pub fn philox4x32_10_lanes<const N: usize>(ctr: [Counter; N], key: Key) -> [Coun
     out
 }
 
+/// The Random123 known-answer vectors (`kat_vectors`, "philox4x32 10"):
+/// (counter, key, output). spec: NOISE.md §1.4.
+pub const KNOWN_ANSWERS: [(Counter, Key, Counter); 3] = [
+    (
+        [0, 0, 0, 0],
+        [0, 0],
+        [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8],
+    ),
+    (
+        [0xffff_ffff; 4],
+        [0xffff_ffff, 0xffff_ffff],
+        [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd],
+    ),
+    (
+        [0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344],
+        [0xa409_3822, 0x299f_31d0],
+        [0xd16c_fe09, 0x94fd_cceb, 0x5001_e420, 0x2412_6ea1],
+    ),
+];
+
 /// The key of a request seed: low word first. spec: NOISE.md §2.
 #[inline]
 pub fn seed_key(seed: u64) -> Key {
@@ -89,28 +109,9 @@ pub fn seed_key(seed: u64) -> Key {
 mod tests {
     use super::*;
 
-    // Random123 kat_vectors, "philox4x32 10".
-    const KAT: [(Counter, Key, Counter); 3] = [
-        (
-            [0, 0, 0, 0],
-            [0, 0],
-            [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8],
-        ),
-        (
-            [0xffffffff; 4],
-            [0xffffffff, 0xffffffff],
-            [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd],
-        ),
-        (
-            [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
-            [0xa4093822, 0x299f31d0],
-            [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1],
-        ),
-    ];
-
     #[test]
     fn known_answer_vectors() {
-        for (ctr, key, out) in KAT {
+        for (ctr, key, out) in KNOWN_ANSWERS {
             assert_eq!(
                 philox4x32_10(ctr, key),
                 out,
@@ -121,7 +122,12 @@ mod tests {
 
     #[test]
     fn lanes_equal_scalar() {
-        let ctrs = [KAT[0].0, KAT[1].0, KAT[2].0, [1, 2, 3, 4]];
+        let ctrs = [
+            KNOWN_ANSWERS[0].0,
+            KNOWN_ANSWERS[1].0,
+            KNOWN_ANSWERS[2].0,
+            [1, 2, 3, 4],
+        ];
         let key = [0x1234_5678, 0x9abc_def0];
         let lanes = philox4x32_10_lanes(ctrs, key);
         for (c, l) in ctrs.iter().zip(lanes) {
