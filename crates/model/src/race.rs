@@ -102,7 +102,10 @@ impl<'a, T: Logit> RowData<'a, T> {
     pub fn max_a(&self, r: Range<usize>) -> f64 {
         let xs = &self.x[r.clone()];
         match self.bias {
-            None => f64::from(xs.iter().fold(f32::NEG_INFINITY, |m, v| m.max(v.to_f32()))),
+            None => f64::from(from_order_key(
+                xs.iter()
+                    .fold(i32::MIN, |m, v| m.max(order_key(v.to_f32().to_bits()))),
+            )),
             Some(b) => xs.iter().zip(&b[r]).fold(f64::NEG_INFINITY, |m, (x, b)| {
                 m.max(f64::from(x.to_f32()) + f64::from(*b))
             }),
@@ -118,6 +121,20 @@ impl<'a, T: Logit> RowData<'a, T> {
             Some(b) => x + f64::from(b[i]),
         }
     }
+}
+
+/// A binary32 bit pattern as an integer whose order is the float order
+/// (for every non-NaN value; -0 sorts just below +0).
+#[inline(always)]
+fn order_key(bits: u32) -> i32 {
+    let b = bits as i32;
+    b ^ ((b >> 31) & 0x7fff_ffff)
+}
+
+/// The inverse of [`order_key`].
+#[inline(always)]
+fn from_order_key(k: i32) -> f32 {
+    f32::from_bits((k ^ ((k >> 31) & 0x7fff_ffff)) as u32)
 }
 
 /// What one pass over (part of) a row found: the first rank-order element and
@@ -193,13 +210,14 @@ fn scan_portable<T: Logit>(row: &RowData<'_, T>, range: Range<usize>) -> Scan {
         let hi = (lo + 64).min(range.end);
         let (bad, m) = match row.bias {
             None => {
-                let (mut bad, mut m) = (0u32, f32::NEG_INFINITY);
+                // Integer keys: max and the NaN/+inf test vectorise.
+                let (mut bad, mut m) = (0u32, i32::MIN);
                 for x in &row.x[lo..hi] {
-                    let x = x.to_f32();
-                    bad |= u32::from(x.is_nan() | (x == f32::INFINITY));
-                    m = m.max(x);
+                    let b = x.to_f32().to_bits();
+                    bad |= u32::from((b & 0x7fff_ffff) > 0x7f80_0000) | u32::from(b == 0x7f80_0000);
+                    m = m.max(order_key(b));
                 }
-                (bad != 0, f64::from(m))
+                (bad != 0, f64::from(from_order_key(m)))
             }
             Some(_) => {
                 let (mut bad, mut m) = (false, f64::NEG_INFINITY);
@@ -620,6 +638,33 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    #[test]
+    fn order_keys_sort_like_floats() {
+        let v = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -1e-40,
+            -0.0,
+            0.0,
+            1e-40,
+            2.0,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        for w in v.windows(2) {
+            assert!(
+                order_key(w[0].to_bits()) < order_key(w[1].to_bits()),
+                "{w:?}"
+            );
+        }
+        for x in v {
+            assert_eq!(
+                from_order_key(order_key(x.to_bits())).to_bits(),
+                x.to_bits()
+            );
+        }
     }
 
     #[test]
