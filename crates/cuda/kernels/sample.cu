@@ -12,7 +12,8 @@ struct Partial {
     u32 index;      // its index (TR_NO_TOKEN: none)
     u32 max_index;  // index of max_a (TR_NO_TOKEN: none)
     u32 flags;      // bit 0: NaN or +inf seen; bit 1: some a > -inf
-    u32 pad;
+    u32 pad;        // fused top-k rows: keys in the chunk's list
+    u64 lo_key;     // fused top-k rows: the list's smallest key when it holds >= k (else 0)
 };
 
 struct RowState {
@@ -54,15 +55,27 @@ struct SampleArgs {
     u32 chunk_len;  // elements per chunk, a multiple of 8
     u32 phase;      // 0: status/greedy/plain race; 1: race of filter rows
     u32 queue_cap;  // candidate queue entries per warp
+    u64* cand;      // fused top-k: per (row, chunk) lists of TR_FUSED_K_MAX rank keys
+    u32 fused_on;   // 1: rows that qualify take the fused top-k path (tr_fused_row)
+    u32 pad;
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).
 #ifndef TR_PASS_BOUNDS
 #define TR_PASS_BOUNDS __launch_bounds__(512)
 #endif
+// The specialized kernel at 80 registers: 3 blocks of 256 per SM instead of 2
+// (docs/cuda-notes.md, run 4: B = 1024 237 -> 218 us); __maxnreg__ keeps
+// 512-thread blocks launchable, which __launch_bounds__(256, 3) would not.
 #ifndef TR_FAST_BOUNDS
-#define TR_FAST_BOUNDS __launch_bounds__(512)
+#define TR_FAST_BOUNDS __maxnreg__(80)
 #endif
+
+// The pass kernel's dynamic shared memory (race queues or fused top-k buffers).
+__device__ __forceinline__ u64* tr_dyn_smem_pass() {
+    extern __shared__ u64 tr_dyn_smem[];
+    return tr_dyn_smem;
+}
 
 #define TR_BIAS_NONE 0
 #define TR_BIAS_DENSE 1
@@ -225,7 +238,7 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 
 // Smallest binary32 x with fma(neg_t, lbc, x) >= thr (-FLT_MAX if all finite x
 // qualify, +inf if none does).
-__device__ float tr_cutoff_f32(double neg_t, double lbc, double thr) {
+__device__ __noinline__ float tr_cutoff_f32(double neg_t, double lbc, double thr) {
     if (thr == tr_ninf()) return -tr_flt_max();
 #define TR_PRED_F(xf) (__fma_rn(neg_t, lbc, (double)(xf)) >= thr)
     if (TR_PRED_F(-tr_flt_max())) return -tr_flt_max();
@@ -252,7 +265,7 @@ __device__ float tr_cutoff_f32(double neg_t, double lbc, double thr) {
 }
 
 // The same in binary64.
-__device__ double tr_cutoff_f64(double neg_t, double lbc, double thr) {
+__device__ __noinline__ double tr_cutoff_f64(double neg_t, double lbc, double thr) {
     if (thr == tr_ninf()) return -tr_dbl_max();
 #define TR_PRED_D(xd) (__fma_rn(neg_t, lbc, (xd)) >= thr)
     if (TR_PRED_D(-tr_dbl_max())) return -tr_dbl_max();
@@ -319,6 +332,14 @@ struct WarpQueue {
     double* a;
 };
 
+// The exact score of candidate i (cold: kept out of line so its registers do
+// not count against the hot loop).
+__device__ __noinline__ double tr_exact_score(double neg_t, u64 seed, u64 pos, u32 i, u32 lead,
+                                              double a) {
+    uint4 tail = tr_block(seed, i, pos, TR_TAG_EXACT_TAIL);
+    return __fma_rn(neg_t, tr_exact_ln_variate(tr_grid_point(lead, tail)), a);
+}
+
 // Evaluates the queued candidates whose bound still reaches thr; empties the queue.
 __device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u64 seed, u64 pos,
                                          double thr, double& bs, u32& bi) {
@@ -329,8 +350,7 @@ __device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u6
         u32 lead = q.lead[e];
         double a = q.a[e];
         if (__fma_rn(neg_t, tr_ln_lower_bound(lead), a) >= thr) {
-            uint4 tail = tr_block(seed, i, pos, TR_TAG_EXACT_TAIL);
-            double s = __fma_rn(neg_t, tr_exact_ln_variate(tr_grid_point(lead, tail)), a);
+            double s = tr_exact_score(neg_t, seed, pos, i, lead, a);
             // -inf scores count (T * ln E may overflow): the smaller index wins ties.
             if (tr_better(s, i, bs, bi)) {
                 bs = s;
@@ -511,6 +531,494 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     acc.best_i = bi;
 }
 
+// ---- fused top-k (spec: SAMPLER.md §4; docs/cuda-notes.md, run 4) ----
+//
+// A row with 2 <= top_k <= TR_FUSED_K_MAX, no bias and T > 0 is filtered and
+// raced inside the pass kernel itself: each warp keeps the top_k elements it
+// has seen in rank order (a shared-memory buffer of 64-bit rank keys above a
+// rising threshold, compacted by an exact radix select when it fills), warp 0
+// merges the warps' lists into the chunk's list, and the last block of the
+// row merges the chunks' lists into the row's top_k. The row's survivors of
+// min-p, top-k and top-p all lie in that list (each filter keeps a prefix of
+// the rank order, and min-p comes first), so the last block applies the
+// filters to the sorted list and races the few survivors with their full
+// noise. No filter kernel and no second pass over the row.
+//
+// Rank key of a binary32 a at index i: (order key of a + 0, ~i). Larger key =
+// earlier in rank order (larger a, then the smaller index); -0 and +0 share a
+// key (rank order treats them as equal). Keys of one row are distinct, so the
+// top k is one set whatever the order of the pushes, and any key below some
+// warp's k-th best can be dropped by every warp of the block: the shared
+// threshold only speeds things up, it never changes a list.
+
+#ifndef TR_FUSED_K_MAX
+#define TR_FUSED_K_MAX 256
+#endif
+// Keys per warp buffer; a round pushes at most 256 (8 per lane) onto at most
+// TR_FUSED_WCAP - 256, so the buffer never overflows.
+#ifndef TR_FUSED_WCAP
+#define TR_FUSED_WCAP 512
+#endif
+#define TR_FUSED_WLIMIT (TR_FUSED_WCAP - 256)
+
+struct TopkCtl {
+    u64 thr;                  // the block's pruning threshold (max of the warps')
+    u32 wcnt[TR_MAX_WARPS];   // keys in each warp's buffer
+    u32 n3;                   // last block: survivors raced
+    u32 go;                   // last block: 1 when the row's finish runs (status 0)
+    u64 lo_key;               // the chunk list's smallest key when it holds >= k (else 0)
+    double a_max;
+};
+
+__device__ __forceinline__ bool tr_fused_row(const SampleArgs& A, u32 row, double t, u32 top_k) {
+    return A.fused_on != 0 && t != 0.0 && top_k >= 2 && top_k <= TR_FUSED_K_MAX &&
+           A.bias_kind[row] == TR_BIAS_NONE;
+}
+
+__device__ __forceinline__ u64 tr_rank_key32(float x, u32 i) {
+    return ((u64)tr_fkey(__fadd_rn(x, 0.0f)) << 32) | (u64)(~i);
+}
+
+__device__ __forceinline__ u64 tr_shfl_u64(u64 v, u32 src) {
+    return (u64)__shfl_sync(TR_FULL, (unsigned long long)v, src);
+}
+__device__ __forceinline__ u64 tr_shfl_xor_u64(u64 v, int off) {
+    return (u64)__shfl_xor_sync(TR_FULL, (unsigned long long)v, off);
+}
+
+// Warp-collective: a threshold t for the n distinct keys buf[0..n) with
+// k <= #(keys >= t) <= k - 1 + slack (1 <= k <= n, slack >= 1; slack 1 gives
+// the k-th largest key's digits, exactly k keys at or above). Radix select,
+// 8 bits a level from the top, stopping at the first level whose chosen digit
+// holds at most `slack` keys; t is the prefix chosen so far (lower bits 0).
+// Digits that every key shares are skipped. `hist` is this warp's 256 counters.
+__device__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
+    const u32 lane = threadIdx.x & 31;
+    u64 an = ~0ULL, o = 0;
+    for (u32 j = lane; j < n; j += 32) {
+        const u64 v = buf[j];
+        an &= v;
+        o |= v;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        an &= tr_shfl_xor_u64(an, off);
+        o |= tr_shfl_xor_u64(o, off);
+    }
+    const u64 diff = an ^ o;
+    u64 prefix = 0;
+    u32 krem = k;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+        if (((diff >> shift) & 255) == 0) {
+            prefix |= an & (255ULL << shift);
+            continue;
+        }
+        const u64 hi_mask = (shift == 56) ? 0 : (~0ULL << (shift + 8));
+#pragma unroll
+        for (int q = 0; q < 8; q++) hist[8 * lane + q] = 0;
+        __syncwarp();
+        for (u32 j0 = 0; j0 < n; j0 += 32) {
+            const u32 j = j0 + lane;
+            const u64 v = (j < n) ? buf[j] : 0;
+            const bool part = j < n && (v & hi_mask) == prefix;
+            const u32 d = (u32)(v >> shift) & 255u;
+            const u32 grp = __match_any_sync(TR_FULL, part ? d : 256u + lane);
+            if (part && lane == (u32)(__ffs(grp) - 1)) atomicAdd(&hist[d], (u32)__popc(grp));
+        }
+        __syncwarp();
+        // Lane l holds bins 255 - 8l down to 248 - 8l; the scan runs from the top.
+        u32 c[8], sum = 0;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            c[q] = hist[255 - 8 * lane - q];
+            sum += c[q];
+        }
+        u32 incl = sum;
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const u32 y = __shfl_up_sync(TR_FULL, incl, off);
+            if (lane >= (u32)off) incl += y;
+        }
+        const u32 excl = incl - sum;
+        const bool mine = excl < krem && incl >= krem;
+        u32 digit = 0, dcnt = 0, kr = 0;
+        if (mine) {
+            u32 before = excl;
+#pragma unroll
+            for (int q = 0; q < 8; q++) {
+                if (before + c[q] >= krem) {
+                    digit = 255 - 8 * lane - q;
+                    dcnt = c[q];
+                    kr = krem - before;
+                    break;
+                }
+                before += c[q];
+            }
+        }
+        const u32 src = __ffs(__ballot_sync(TR_FULL, mine)) - 1;
+        digit = __shfl_sync(TR_FULL, digit, src);
+        dcnt = __shfl_sync(TR_FULL, dcnt, src);
+        krem = __shfl_sync(TR_FULL, kr, src);
+        prefix |= (u64)digit << shift;
+        __syncwarp();  // every lane read the bins before the next level clears them
+        if (dcnt <= slack) break;
+    }
+    return prefix;
+}
+
+// Warp-collective: keeps the keys >= thr of buf[0..n) at the front, returns
+// their number (writes never pass the entries already read).
+__device__ u32 tr_warp_keep(u64* buf, u32 n, u64 thr) {
+    const u32 lane = threadIdx.x & 31;
+    u32 out = 0;
+    for (u32 j0 = 0; j0 < n; j0 += 32) {
+        const u32 j = j0 + lane;
+        const u64 v = (j < n) ? buf[j] : 0;
+        const bool keep = j < n && v >= thr;
+        const u32 bal = __ballot_sync(TR_FULL, keep);
+        __syncwarp();
+        if (keep) buf[out + __popc(bal & ((1u << lane) - 1))] = v;
+        out += __popc(bal);
+        __syncwarp();
+    }
+    return out;
+}
+
+// One warp's top-k buffer: keys in shared memory, count and threshold in
+// (warp-uniform) registers.
+struct WarpTopk {
+    u64* buf;
+    u32* hist;
+    u32 n;
+    u32 k;
+    u64 thr;  // keys at or below it are not pushed (0: none yet; real keys are > 0)
+
+    // Keeps at least the k largest keys and at most k - 1 + slack; raises thr
+    // and the block's threshold. A later key equal to the threshold ranks
+    // below k kept keys, so pushes need key > thr.
+    __device__ __forceinline__ void shrink(u64* block_thr) {
+        const u32 slack = (TR_FUSED_K_MAX + 1 - k) < 32u ? (TR_FUSED_K_MAX + 1 - k) : 32u;
+        const u64 t = tr_warp_threshold(buf, n, k, slack, hist);
+        n = tr_warp_keep(buf, n, t);
+        thr = t > thr ? t : thr;
+        if ((threadIdx.x & 31) == 0)
+            atomicMax((unsigned long long*)block_thr, (unsigned long long)t);
+    }
+
+    // Appends the keys v[q] with bit q of ok (warp-collective), shrinking
+    // when the buffer passes its limit.
+    __device__ __forceinline__ void offer(const u64 v[8], u32 ok, u64* block_thr) {
+        const u32 lane = threadIdx.x & 31;
+        const u32 cnt = __popc(ok);
+        u32 incl = cnt;
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const u32 y = __shfl_up_sync(TR_FULL, incl, off);
+            if (lane >= (u32)off) incl += y;
+        }
+        const u32 total = __shfl_sync(TR_FULL, incl, 31);
+        if (total == 0) return;
+        u32 at = n + incl - cnt;
+#pragma unroll
+        for (int q = 0; q < 8; q++)
+            if ((ok >> q) & 1) buf[at++] = v[q];
+        n += total;
+        __syncwarp();
+        if (n > TR_FUSED_WLIMIT) shrink(block_thr);
+    }
+};
+
+__device__ __forceinline__ WarpTopk tr_warp_topk(u64* smem, u32 k) {
+    const u32 warp = threadIdx.x >> 5;
+    WarpTopk w;
+    u8* base = (u8*)smem + (u64)warp * (TR_FUSED_WCAP * 8 + 1024);
+    w.buf = (u64*)base;
+    w.hist = (u32*)(base + TR_FUSED_WCAP * 8);
+    w.n = 0;
+    w.k = k;
+    w.thr = 0;
+    return w;
+}
+
+// Block-wide: merges every warp's list into warp 0's buffer (at most k keys
+// there afterwards). Other warps return at once after the barrier.
+__device__ void tr_merge_warps(WarpTopk& w, u64* smem, TopkCtl& C) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    if (w.n > w.k) w.shrink(&C.thr);
+    if (lane == 0) C.wcnt[warp] = w.n;
+    __syncthreads();
+    if (warp != 0) return;
+    // Every key below the block's threshold (some warp's k-th, kept in its
+    // list) is out; the threshold itself stays in.
+    const u64 bt = C.thr;
+    for (u32 o = 1; o < nwarps; o++) {
+        const u64* ob = (const u64*)((u8*)smem + (u64)o * (TR_FUSED_WCAP * 8 + 1024));
+        const u32 on = C.wcnt[o];  // <= k <= 256: one round
+        u64 v[8];
+        u32 ok = 0;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            const u32 j = q * 32 + lane;
+            v[q] = (j < on) ? ob[j] : 0;
+            ok |= (v[q] > w.thr && v[q] >= bt ? 1u : 0u) << q;
+        }
+        w.offer(v, ok, &C.thr);
+    }
+    if (w.n > w.k) w.shrink(&C.thr);
+}
+
+// One chunk of a fused row: status, the largest a (first index) and the
+// chunk's top-k rank keys, written to `list` (their count to list_n).
+template <int DT>
+__device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab, i64 lo, i64 hi,
+                             u32 k, u64* smem, TopkCtl& C, u64* list, u32& list_n, u64& list_lo,
+                             Acc& acc) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    if (threadIdx.x == 0) C.thr = 0;
+    __syncthreads();
+    WarpTopk w = tr_warp_topk(smem, k);
+    float m = tr_fninf();
+    u32 mi = TR_NO_TOKEN;
+    bool bad = false;
+    // Warp-contiguous units: unit u0 + lane, u0 stepping by the block.
+    i64 u = unit_lo + (i64)warp * 32 + lane;
+    const i64 step = (i64)nwarps * 32;
+    Raw8 raw = tr_fetch8<DT>(row, u * 8, vocab, al, u < unit_hi);
+    for (i64 u0 = unit_lo + (i64)warp * 32; u0 < unit_hi; u0 += step) {
+        float x[8];
+        tr_convert8<DT>(raw, x);
+        const u32 ib = (u32)(u * 8);
+        if (u0 + step < unit_hi) {
+            const i64 un = u + step;
+            raw = tr_fetch8<DT>(row, un * 8, vocab, al, un < unit_hi);
+        }
+        const u64 bt = *(volatile u64*)&C.thr;
+        const u64 thr = bt > w.thr ? bt : w.thr;
+        // x >= the threshold's a (or > -inf before there is one) is necessary
+        // for key > thr; the keys are built only when some lane passes it.
+        const float thr_x = thr == 0 ? -tr_flt_max() : tr_funkey((u32)(thr >> 32));
+        u32 ok = 0;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            bad |= !(x[q] < tr_finf());
+            if (x[q] > m) {
+                m = x[q];
+                mi = ib + q;
+            }
+            ok |= (x[q] >= thr_x ? 1u : 0u) << q;
+        }
+        if (__any_sync(TR_FULL, ok != 0)) {
+            u64 key[8];
+#pragma unroll
+            for (int q = 0; q < 8; q++) {
+                key[q] = tr_rank_key32(x[q], ib + q);
+                if (key[q] <= thr) ok &= ~(1u << q);
+            }
+            w.offer(key, ok, &C.thr);
+        }
+        u += step;
+    }
+    const bool any = m > tr_fninf();  // NaN never becomes m
+    tr_merge_warps(w, smem, C);
+    if (warp == 0) {
+        u64 lo_key = ~0ULL;
+        for (u32 j = lane; j < w.n; j += 32) {
+            const u64 v = w.buf[j];
+            list[j] = v;
+            lo_key = v < lo_key ? v : lo_key;
+        }
+        // A chunk list of at least k keys reports its smallest: the row has k
+        // keys at or above it, so the row's last block drops every key below.
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            const u64 y = tr_shfl_xor_u64(lo_key, off);
+            lo_key = y < lo_key ? y : lo_key;
+        }
+        __threadfence();  // the list is read by the row's last block
+        if (lane == 0) {
+            C.wcnt[0] = w.n;
+            C.lo_key = w.n >= k ? lo_key : 0;
+        }
+    }
+    __syncthreads();
+    list_n = C.wcnt[0];
+    list_lo = C.lo_key;
+    acc.bad = bad;
+    acc.any = any;
+    acc.max_a = (double)m;
+    acc.max_i = mi;
+}
+
+// The last block of a fused row with status 0: merges the chunks' lists,
+// applies min-p, top-k and top-p to the row's top k in rank order, races the
+// survivors and writes the token.
+__device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl& C,
+                                double* s_best_s, u32* s_best_i) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const u32 k = A.top_k[row];
+    const double t = A.temperature[row], top_p = A.top_p[row], min_p = A.min_p[row];
+    const double a_max = C.a_max;
+    const u64* lists = A.cand + (u64)row * A.nchunks * TR_FUSED_K_MAX;
+    const Partial* pp = A.partials + (u64)row * A.nchunks;
+    u64* const sorted = (u64*)((u8*)smem + (u64)nwarps * (TR_FUSED_WCAP * 8 + 1024));
+    // The row's threshold: the largest of the chunks' k-th keys (0: none);
+    // keys at it stay in.
+    u64 rt = 0;
+    for (u32 c = lane; c < A.nchunks; c += 32) {
+        const u64 lk = __ldcg(&pp[c].lo_key);
+        rt = lk > rt ? lk : rt;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const u64 y = tr_shfl_xor_u64(rt, off);
+        rt = y > rt ? y : rt;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) C.thr = 0;
+    __syncthreads();
+    // Warp w merges the lists of chunks w, w + nwarps, ... (one round each).
+    WarpTopk w = tr_warp_topk(smem, k);
+    for (u32 c = warp; c < A.nchunks; c += nwarps) {
+        const u32 cn = __ldcg(&pp[c].pad);
+        const u64* l = lists + (u64)c * TR_FUSED_K_MAX;
+        const u64 bt = *(volatile u64*)&C.thr;
+        const u64 thr = bt > w.thr ? bt : w.thr;
+        u64 v[8];
+        u32 ok = 0;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            const u32 j = q * 32 + lane;
+            v[q] = (j < cn) ? __ldcg(&l[j]) : 0;
+            ok |= (v[q] > thr && v[q] >= rt ? 1u : 0u) << q;
+        }
+        w.offer(v, ok, &C.thr);
+    }
+    tr_merge_warps(w, smem, C);
+    if (warp == 0) {
+        // The buffer holds the row's top min(k, finite elements) and possibly
+        // a few more (thresholds keep up to k - 1 + slack). Sorted by rank
+        // (position = number of larger keys), the first k are the top k.
+        const u32 m = w.n;
+        for (u32 j = lane; j < m; j += 32) {
+            const u64 v = w.buf[j];
+            u32 r = 0;
+            for (u32 l = 0; l < m; l++) r += w.buf[l] > v ? 1u : 0u;
+            if (r < k) sorted[r] = v;
+        }
+        const u32 n = m < k ? m : k;
+        __syncwarp();
+        // min-p keeps a prefix (it always keeps the top element); top-k keeps all n.
+        u32 n2 = n;
+        if (min_p > 0.0) {
+            const double mthr = tr_min_p_threshold(t, min_p);
+            u32 pass = 0;
+            for (u32 j0 = 0; j0 < n; j0 += 32) {
+                const u32 j = j0 + lane;
+                bool keep = false;
+                if (j < n) {
+                    const double a = (double)tr_funkey((u32)(sorted[j] >> 32));
+                    keep = __dsub_rn(a, a_max) >= mthr;
+                }
+                pass += __popc(__ballot_sync(TR_FULL, keep));
+            }
+            n2 = pass;
+        }
+        // top-p: the first survivor at which the running mass reaches ceil(p * Q).
+        u32 n3 = n2;
+        if (top_p < 1.0) {
+            u64* mass = w.buf;  // free now
+            for (u32 j = lane; j < n2; j += 32)
+                mass[j] = tr_top_p_mass((double)tr_funkey((u32)(sorted[j] >> 32)), a_max, t);
+            __syncwarp();
+            u128 q = 0;
+            for (u32 l = 0; l < n2; l++) q += mass[l];
+            const u128 target = tr_top_p_target(top_p, q);
+            u32 below = 0;
+            for (u32 j0 = 0; j0 < n2; j0 += 32) {
+                const u32 j = j0 + lane;
+                bool b = false;
+                if (j < n2) {
+                    u128 run = 0;
+                    for (u32 l = 0; l <= j; l++) run += mass[l];
+                    b = run < target;
+                }
+                below += __popc(__ballot_sync(TR_FULL, b));
+            }
+            n3 = below + 1;
+        }
+        if (lane == 0) C.n3 = n3;
+    }
+    __syncthreads();
+    // The race among the n3 survivors: full noise, ties to the smaller index.
+    const u32 n3 = C.n3;
+    const u32 profile = A.profile[row];
+    const u64 seed = A.seed[row], pos = A.position[row];
+    double bs = tr_ninf();
+    u32 bi = TR_NO_TOKEN;
+    for (u32 j = threadIdx.x; j < n3; j += blockDim.x) {
+        const u64 v = sorted[j];
+        const double a = (double)tr_funkey((u32)(v >> 32));
+        const u32 i = ~(u32)v;
+        const double s = __fma_rn(-t, tr_ln_variate(profile, seed, pos, i), a);
+        if (tr_better(s, i, bs, bi)) {
+            bs = s;
+            bi = i;
+        }
+    }
+    tr_warp_best(bs, bi);
+    if (lane == 0) {
+        s_best_s[warp] = bs;
+        s_best_i[warp] = bi;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        bs = tr_ninf();
+        bi = TR_NO_TOKEN;
+        if (lane < nwarps) {
+            bs = s_best_s[lane];
+            bi = s_best_i[lane];
+        }
+        tr_warp_best(bs, bi);
+        if (lane == 0) A.out_token[row] = bi;
+    }
+}
+
+// The row's outputs from its combined partials (one thread). Fused rows with
+// status 0 get their token from tr_fused_finish.
+__device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 flags, double ma,
+                                              u32 mi, u32 bi, bool greedy, bool filt, bool fused,
+                                              TopkCtl& C) {
+    if (A.nchunks > 1) A.counters[row] = 0;  // ready for the next launch (graph replays)
+    if (A.phase == 1) {
+        A.out_token[row] = bi;
+        A.out_status[row] = 0;
+        return;
+    }
+    u8 status = (flags & 1) ? 1 : ((flags & 2) ? 0 : 2);
+    RowState st;
+    st.a_max = ma;
+    st.cut_a = tr_ninf();
+    st.cut_index = TR_NO_TOKEN;
+    st.need_race = 0;
+    st.pad0 = 0;
+    st.pad1 = 0;
+    u32 token = TR_NO_TOKEN;
+    if (status == 0) {
+        if (greedy)
+            token = mi;
+        else if (!filt)
+            token = bi;
+        else if (!fused)
+            st.need_race = 1;
+    }
+    C.go = (fused && status == 0) ? 1u : 0u;
+    C.a_max = ma;
+    A.rowstate[row] = st;
+    A.out_token[row] = token;
+    A.out_status[row] = status;
+}
+
 // ---- the pass kernel ----
 // FAST: the batch has no bias and every racing row uses the exact profile (the
 // host knows from the parameters), so the bias and direct paths are compiled
@@ -524,11 +1032,14 @@ __device__ void tr_pass(const SampleArgs& A) {
     __shared__ u32 s_max_i[TR_MAX_WARPS], s_best_i[TR_MAX_WARPS];
     __shared__ bool s_last;
 
+    __shared__ TopkCtl s_ctl;
+
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     const double t = A.temperature[row];
     const u32 top_k = A.top_k[row];
     const bool greedy = (t == 0.0) || top_k == 1;
     const bool filt = top_k != 0 || A.top_p[row] < 1.0 || A.min_p[row] > 0.0;
+    const bool fused = A.phase == 0 && tr_fused_row(A, row, t, top_k);
     double cut_a = tr_ninf();
     u32 cut_i = TR_NO_TOKEN;
     bool race;
@@ -554,6 +1065,11 @@ __device__ void tr_pass(const SampleArgs& A) {
     if (threadIdx.x == 0) s_thr = tr_dkey(tr_ninf());
     __syncthreads();
 
+    // The fused top-k buffers alias the race queues (a block uses one or the other).
+    u64* const f_smem = tr_dyn_smem_pass();
+    u32 list_n = 0;
+    u64 list_lo = 0;
+
     Acc acc;
     acc.bad = false;
     acc.any = false;
@@ -561,7 +1077,11 @@ __device__ void tr_pass(const SampleArgs& A) {
     acc.max_i = TR_NO_TOKEN;
     acc.best_s = tr_ninf();
     acc.best_i = TR_NO_TOKEN;
-    if (FAST) {
+    if (fused) {
+        tr_scan_topk<DT>(xrow, al, A.vocab, lo, hi, top_k, f_smem, s_ctl,
+                         A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX, list_n,
+                         list_lo, acc);
+    } else if (FAST) {
         if (!race)
             tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
         else
@@ -628,7 +1148,8 @@ __device__ void tr_pass(const SampleArgs& A) {
             p.index = bi;
             p.max_index = mi;
             p.flags = flags;
-            p.pad = 0;
+            p.pad = list_n;
+            p.lo_key = list_lo;
             A.partials[blockIdx.x] = p;
             if (A.nchunks == 1) {
                 s_last = true;
@@ -643,58 +1164,36 @@ __device__ void tr_pass(const SampleArgs& A) {
     if (!s_last) return;
     // The last block of the row combines the partials (order-free).
     __threadfence();
-    if (warp != 0) return;
-    flags = 0;
-    ma = tr_ninf();
-    mi = TR_NO_TOKEN;
-    bs = tr_ninf();
-    bi = TR_NO_TOKEN;
-    const Partial* pp = A.partials + (u64)row * A.nchunks;
-    for (u32 c = lane; c < A.nchunks; c += 32) {
-        double s2 = __ldcg(&pp[c].score);
-        double m2 = __ldcg(&pp[c].max_a);
-        u32 i2 = __ldcg(&pp[c].index);
-        u32 mi2 = __ldcg(&pp[c].max_index);
-        flags |= __ldcg(&pp[c].flags);
-        if (tr_better(s2, i2, bs, bi)) {
-            bs = s2;
-            bi = i2;
+    if (warp == 0) {
+        flags = 0;
+        ma = tr_ninf();
+        mi = TR_NO_TOKEN;
+        bs = tr_ninf();
+        bi = TR_NO_TOKEN;
+        const Partial* pp = A.partials + (u64)row * A.nchunks;
+        for (u32 c = lane; c < A.nchunks; c += 32) {
+            double s2 = __ldcg(&pp[c].score);
+            double m2 = __ldcg(&pp[c].max_a);
+            u32 i2 = __ldcg(&pp[c].index);
+            u32 mi2 = __ldcg(&pp[c].max_index);
+            flags |= __ldcg(&pp[c].flags);
+            if (tr_better(s2, i2, bs, bi)) {
+                bs = s2;
+                bi = i2;
+            }
+            if (tr_better(m2, mi2, ma, mi)) {
+                ma = m2;
+                mi = mi2;
+            }
         }
-        if (tr_better(m2, mi2, ma, mi)) {
-            ma = m2;
-            mi = mi2;
-        }
+        flags = __reduce_or_sync(TR_FULL, flags);
+        tr_warp_best(ma, mi);
+        tr_warp_best(bs, bi);
+        if (lane == 0) tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
     }
-    flags = __reduce_or_sync(TR_FULL, flags);
-    tr_warp_best(ma, mi);
-    tr_warp_best(bs, bi);
-    if (lane != 0) return;
-    if (A.nchunks > 1) A.counters[row] = 0;  // ready for the next launch (graph replays)
-    if (A.phase == 1) {
-        A.out_token[row] = bi;
-        A.out_status[row] = 0;
-        return;
-    }
-    u8 status = (flags & 1) ? 1 : ((flags & 2) ? 0 : 2);
-    RowState st;
-    st.a_max = ma;
-    st.cut_a = tr_ninf();
-    st.cut_index = TR_NO_TOKEN;
-    st.need_race = 0;
-    st.pad0 = 0;
-    st.pad1 = 0;
-    u32 token = TR_NO_TOKEN;
-    if (status == 0) {
-        if (greedy)
-            token = mi;
-        else if (!filt)
-            token = bi;
-        else
-            st.need_race = 1;
-    }
-    A.rowstate[row] = st;
-    A.out_token[row] = token;
-    A.out_status[row] = status;
+    if (!fused) return;
+    __syncthreads();
+    if (s_ctl.go) tr_fused_finish(A, row, f_smem, s_ctl, s_best_s, s_best_i);
 }
 
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_pass<0, false>(A); }

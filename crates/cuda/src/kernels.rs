@@ -98,6 +98,12 @@ pub fn prelude() -> String {
     def("TR_LB_F64_FLOOR", hex_f64(-36.8));
     def("TR_LB_F32_FLOOR", hex_f64(-16.7));
     def("TR_LB_F32_SLACK", hex_f64(1e-6));
+    // Fused top-k path: sizes shared with the host's workspace and geometry.
+    def(
+        "TR_FUSED_K_MAX",
+        format!("{}u", crate::params::FUSED_TOP_K_MAX),
+    );
+    def("TR_FUSED_WCAP", format!("{}u", crate::launch::FUSED_WCAP));
     s
 }
 

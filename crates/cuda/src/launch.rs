@@ -18,7 +18,18 @@ pub struct LaunchOptions {
     /// Always use the generic pass kernel (the specialized one is otherwise
     /// taken for batches without bias whose racing rows all use `exact`).
     pub generic: bool,
+    /// Never take the fused top-k path (rows with 2 <= top_k <= 256, no bias,
+    /// T > 0 then go through the filter kernel and a second pass). Same results.
+    pub no_fused: bool,
 }
+
+/// Keys in each warp's fused top-k buffer (`TR_FUSED_WCAP` in the kernels);
+/// a warp pushes at most 256 keys a round onto at most `FUSED_WCAP - 256`.
+pub const FUSED_WCAP: u32 = 512;
+
+/// Most workspace the fused top-k lists may take; larger shapes (very many
+/// rows x chunks) take the filter kernel path instead.
+pub const FUSED_LIST_BYTES_MAX: u64 = 256 << 20;
 
 /// A resolved launch shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +46,12 @@ pub struct Geometry {
     pub queue_cap: u32,
     /// Dynamic shared memory of the main pass, bytes.
     pub pass_smem: u32,
+    /// Dynamic shared memory of the main pass when the batch has fused
+    /// top-k rows (their buffers alias the race queues), bytes.
+    pub fused_smem: u32,
+    /// Bytes of the fused top-k lists (one list of 256 keys per row and
+    /// chunk); 0 when the fused path is off for this shape.
+    pub fused_list_bytes: u64,
 }
 
 fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
@@ -47,8 +64,9 @@ fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
     Ok(t)
 }
 
-/// Most threads per block of the pass kernels (their register budget is
-/// 128 per thread: `__launch_bounds__(512)`).
+/// Most threads per block of the pass kernels (the generic one has 128
+/// registers per thread, `__launch_bounds__(512)`; the specialized one 80,
+/// `__maxnreg__(80)`).
 pub const MAX_PASS_THREADS: u32 = 512;
 
 impl Geometry {
@@ -91,6 +109,18 @@ impl Geometry {
                 "vocabulary chunk of {chunk_len} elements is too long"
             )));
         }
+        // Fused top-k buffers: per warp FUSED_WCAP keys and a 256-bin
+        // histogram, then the sorted list of the row's last block.
+        let fused_smem =
+            (block_threads / 32) * (FUSED_WCAP * 8 + 256 * 4) + crate::params::FUSED_TOP_K_MAX * 8;
+        // One list of 256 keys per row and chunk.
+        let lists = nchunks * u64::from(crate::params::FUSED_TOP_K_MAX) * rows as u64 * 8;
+        let fused_list_bytes =
+            if opts.no_fused || lists > FUSED_LIST_BYTES_MAX || fused_smem > 46 * 1024 {
+                0
+            } else {
+                lists
+            };
         let blocks = nchunks * rows as u64;
         if blocks > i32::MAX as u64 {
             return Err(CudaError::Shape(format!(
@@ -104,6 +134,8 @@ impl Geometry {
             filter_threads,
             queue_cap,
             pass_smem,
+            fused_smem,
+            fused_list_bytes,
         })
     }
 }
@@ -141,10 +173,13 @@ pub(crate) struct SampleArgs {
     pub chunk_len: u32,
     pub phase: u32,
     pub queue_cap: u32,
+    pub cand: u64,
+    pub fused_on: u32,
+    pub pad: u32,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
-pub(crate) const PARTIAL_BYTES: usize = 32;
+pub(crate) const PARTIAL_BYTES: usize = 40;
 pub(crate) const ROWSTATE_BYTES: usize = 32;
 
 #[cfg(test)]
@@ -153,8 +188,8 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64 then 6 u32: 200 bytes, no padding.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 22 * 8 + 6 * 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32: 216 bytes, no padding.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 23 * 8 + 8 * 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 
@@ -199,6 +234,45 @@ mod tests {
         assert_eq!(g.nchunks, 64);
         let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 132).unwrap();
         assert_eq!(g.nchunks, 1);
+    }
+
+    #[test]
+    fn fused_path_needs_room() {
+        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 132).unwrap();
+        assert!(g.fused_smem <= 46 * 1024);
+        assert_eq!(g.fused_list_bytes, 1024 * 256 * 8);
+        // 512 threads: 16 warp buffers do not fit in 48 KiB of shared memory.
+        let wide = LaunchOptions {
+            block_threads: 512,
+            ..Default::default()
+        };
+        assert_eq!(
+            Geometry::new(&wide, 8, 131072, 132)
+                .unwrap()
+                .fused_list_bytes,
+            0
+        );
+        let off = LaunchOptions {
+            no_fused: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            Geometry::new(&off, 8, 131072, 132)
+                .unwrap()
+                .fused_list_bytes,
+            0
+        );
+        // Very many rows x chunks: the lists would pass the workspace cap.
+        let many = LaunchOptions {
+            blocks_per_row: 1000,
+            ..Default::default()
+        };
+        assert_eq!(
+            Geometry::new(&many, 4096, 1 << 20, 132)
+                .unwrap()
+                .fused_list_bytes,
+            0
+        );
     }
 
     #[test]

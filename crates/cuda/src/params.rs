@@ -53,8 +53,29 @@ pub struct PackedParams {
     pub any_filter: bool,
     /// Whether some row has a bias (dense or sparse).
     pub any_bias: bool,
-    /// Whether some racing (non-greedy) row uses a profile other than `exact`.
+    /// Whether some racing (non-greedy) row outside the fused top-k path uses
+    /// a profile other than `exact`.
     pub any_direct: bool,
+    /// Whether some row qualifies for the fused top-k path ([`fused_row`]).
+    pub any_fused: bool,
+    /// Whether some fused-path row uses a profile other than `exact`.
+    pub any_direct_fused: bool,
+    /// Whether some filter row does not qualify for the fused top-k path.
+    pub any_unfused_filter: bool,
+}
+
+/// Largest top-k of the fused path (`TR_FUSED_K_MAX` in the kernels).
+pub const FUSED_TOP_K_MAX: u32 = 256;
+
+/// Whether a row is filtered and raced inside the pass kernel (the fused
+/// top-k path of `kernels/sample.cu`, `tr_fused_row`): 2 <= top_k <=
+/// [`FUSED_TOP_K_MAX`], T > 0, no bias. The results are the same either way;
+/// only the launch sequence differs.
+pub fn fused_row(req: &RowRequest) -> bool {
+    let raw = req.params.raw();
+    raw.temperature != 0.0
+        && (2..=FUSED_TOP_K_MAX).contains(&raw.top_k)
+        && matches!(req.bias, LogitBias::None)
 }
 
 impl PackedParams {
@@ -96,6 +117,9 @@ impl PackedParams {
             any_filter: false,
             any_bias: false,
             any_direct: false,
+            any_fused: false,
+            any_direct_fused: false,
+            any_unfused_filter: false,
         };
         p.sparse_offsets.push(0);
         for (r, req) in rows.iter().enumerate() {
@@ -107,9 +131,15 @@ impl PackedParams {
             p.seed.push(raw.seed);
             p.position.push(raw.position);
             p.profile.push(raw.profile.code());
-            p.any_filter |= !req.params.is_greedy() && req.params.has_filter();
+            let filters = !req.params.is_greedy() && req.params.has_filter();
+            let fused = fused_row(req);
+            let direct = !req.params.is_greedy() && raw.profile != NoiseProfile::Exact;
+            p.any_filter |= filters;
+            p.any_fused |= fused;
+            p.any_unfused_filter |= filters && !fused;
             p.any_bias |= !matches!(req.bias, LogitBias::None);
-            p.any_direct |= !req.params.is_greedy() && raw.profile != NoiseProfile::Exact;
+            p.any_direct |= direct && !fused;
+            p.any_direct_fused |= direct && fused;
             match &req.bias {
                 LogitBias::None => {
                     p.bias_kind.push(bias_kind::NONE);
@@ -173,6 +203,9 @@ pub struct DeviceParams {
     vocab: usize,
     sparse_rows: usize,
     any_filter: bool,
+    any_fused: bool,
+    any_direct_fused: bool,
+    any_unfused_filter: bool,
     any_sparse: bool,
     fast: bool,
     ptrs: ParamPtrs,
@@ -236,6 +269,9 @@ impl DeviceParams {
             vocab: p.vocab,
             sparse_rows: p.sparse_rows,
             any_filter: p.any_filter,
+            any_fused: p.any_fused,
+            any_direct_fused: p.any_direct_fused,
+            any_unfused_filter: p.any_unfused_filter,
             any_sparse: p.sparse_rows > 0,
             fast: !p.any_bias && !p.any_direct,
             ptrs: ParamPtrs {
@@ -317,8 +353,23 @@ impl DeviceParams {
         self.any_sparse
     }
     /// Whether the batch can take the specialized pass (no bias, exact profile only).
-    pub fn fast_path(&self) -> bool {
-        self.fast
+    /// Whether the specialized pass kernel serves the batch: no bias, and
+    /// every row racing in the pass uses `exact` (with the fused top-k path
+    /// on, its rows race outside the hot loop and do not count; off, they do).
+    pub fn fast_path(&self, fused_on: bool) -> bool {
+        self.fast && (fused_on || !self.any_direct_fused)
+    }
+
+    /// Whether some row qualifies for the fused top-k path.
+    pub fn any_fused(&self) -> bool {
+        self.any_fused
+    }
+
+    /// Whether the filter kernel and the second pass must run: some filter
+    /// row outside the fused path (all fused-qualifying rows count when the
+    /// path is off).
+    pub fn needs_filter_pass(&self, fused_on: bool) -> bool {
+        self.any_unfused_filter || (self.any_fused && !fused_on)
     }
     pub(crate) fn ptrs(&self) -> ParamPtrs {
         self.ptrs
@@ -383,6 +434,58 @@ mod tests {
         assert!(p.any_filter);
         assert!(p.any_bias);
         assert!(p.any_direct); // row 0 races with the triton profile
+    }
+
+    #[test]
+    fn fused_top_k_rows_are_told_apart() {
+        let k = |top_k: u32, top_p: f64, bias: LogitBias| {
+            req(
+                RawParams {
+                    top_k,
+                    top_p,
+                    ..RawParams::default()
+                },
+                bias,
+            )
+        };
+        // Qualifying: 2 <= top_k <= 256, T > 0, no bias (other filters may be on).
+        assert!(fused_row(&k(2, 1.0, LogitBias::None)));
+        assert!(fused_row(&k(256, 0.9, LogitBias::None)));
+        assert!(!fused_row(&k(257, 1.0, LogitBias::None)));
+        assert!(!fused_row(&k(1, 1.0, LogitBias::None)));
+        assert!(!fused_row(&k(0, 0.9, LogitBias::None)));
+        assert!(!fused_row(&k(50, 1.0, LogitBias::Sparse(vec![(0, 1.0)]))));
+        let greedy = req(
+            RawParams {
+                temperature: 0.0,
+                top_k: 50,
+                ..RawParams::default()
+            },
+            LogitBias::None,
+        );
+        assert!(!fused_row(&greedy));
+
+        let only_fused = PackedParams::new(10, &[k(50, 0.9, LogitBias::None)]).unwrap();
+        assert!(only_fused.any_filter && only_fused.any_fused && !only_fused.any_unfused_filter);
+        let mixed = PackedParams::new(
+            10,
+            &[k(50, 1.0, LogitBias::None), k(0, 0.5, LogitBias::None)],
+        )
+        .unwrap();
+        assert!(mixed.any_fused && mixed.any_unfused_filter);
+
+        // Fused rows with a non-exact profile race outside the hot loop only
+        // while the fused path is on.
+        let f32_row = req(
+            RawParams {
+                top_k: 50,
+                profile: NoiseProfile::F32,
+                ..RawParams::default()
+            },
+            LogitBias::None,
+        );
+        let p = PackedParams::new(10, &[f32_row]).unwrap();
+        assert!(!p.any_direct && p.any_direct_fused);
     }
 
     #[test]

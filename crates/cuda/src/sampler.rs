@@ -266,6 +266,8 @@ struct Workspace {
     counters_len: usize,
     sparse: Option<CudaSlice<f32>>,
     sparse_ptr: u64,
+    cand: Option<CudaSlice<u64>>,
+    cand_ptr: u64,
 }
 
 fn grown(have: Option<usize>, need: usize) -> bool {
@@ -367,6 +369,15 @@ impl Sampler {
             self.ws.counters_len = rows.max(64);
             self.ws.counters = Some(c);
         }
+        let cand = (g.fused_list_bytes / 8) as usize;
+        if cand > 0 && grown(self.ws.cand.as_ref().map(|s| s.len()), cand) {
+            let c = self
+                .stream
+                .alloc_zeros::<u64>(cand)
+                .ctx("allocating the workspace")?;
+            self.ws.cand_ptr = c.device_ptr(&self.stream).0;
+            self.ws.cand = Some(c);
+        }
         let sparse = sparse_rows * vocab;
         if sparse > 0 && grown(self.ws.sparse.as_ref().map(|s| s.len()), sparse) {
             let s = self
@@ -410,6 +421,7 @@ impl Sampler {
         let g = self.reserve(rows, logits.vocab, params.sparse_rows(), opts)?;
         let p = params.ptrs();
         let partials = self.ws.scratch_ptr;
+        let fused_on = g.fused_list_bytes > 0;
         let rowstate = partials + (rows * g.nchunks as usize * PARTIAL_BYTES) as u64;
         let mut args = SampleArgs {
             logits: logits.ptr,
@@ -440,6 +452,9 @@ impl Sampler {
             chunk_len: g.chunk_len,
             phase: 0,
             queue_cap: g.queue_cap,
+            cand: self.ws.cand_ptr,
+            fused_on: u32::from(fused_on),
+            pad: 0,
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
@@ -448,7 +463,7 @@ impl Sampler {
             self.launch(&k.expand, &mut args, rows as u32, 256, 0)?;
         }
         let pass_blocks = rows as u32 * g.nchunks;
-        let pass = if params.fast_path() && !opts.generic {
+        let pass = if params.fast_path(fused_on) && !opts.generic {
             &k.fast[dt]
         } else {
             &k.pass[dt]
@@ -462,8 +477,13 @@ impl Sampler {
                 g.block_threads
             )));
         }
-        self.launch(pass, &mut args, pass_blocks, g.block_threads, g.pass_smem)?;
-        if params.any_filter() {
+        let smem = if fused_on && params.any_fused() {
+            g.pass_smem.max(g.fused_smem)
+        } else {
+            g.pass_smem
+        };
+        self.launch(pass, &mut args, pass_blocks, g.block_threads, smem)?;
+        if params.needs_filter_pass(fused_on) {
             self.launch(&k.filter[dt], &mut args, rows as u32, g.filter_threads, 0)?;
             args.phase = 1;
             self.launch(pass, &mut args, pass_blocks, g.block_threads, g.pass_smem)?;

@@ -314,7 +314,7 @@ fn gen_params(r: &mut Rng, vocab: usize) -> SamplingParams {
     let top_k = if r.chance(0.6) {
         0
     } else {
-        let x = r.pick(&[1u32, 2, 3, 5, 10, 50, 0, 0, 0, 0]);
+        let x = r.pick(&[1u32, 2, 3, 5, 10, 50, 100, 256, 257, 0, 0, 0, 0]);
         match x {
             0 => match r.below(4) {
                 0 => v.saturating_sub(1).max(1),
