@@ -302,6 +302,46 @@ def main():
     md.append("- FlashInfer rows are figures **recorded elsewhere** (spec-notes §4: FlashInfer 0.7, float32 "
               "inputs, deterministic, kernel time), **not measured in this run**.")
     md.append("- ratio = tailrace / reference: below 1 tailrace is faster; for a floor, how many times the floor.")
+    # Compact views: the profiles side by side, and each mode against plain sampling.
+    by = {(r["profile"], r["mode"], r["vocab"], r["batch"]): r["median_us"]
+          for r in rows if not r["graph"] and r["dtype"] == "bf16"}
+    shapes = sorted({(k[2], k[3]) for k in by})
+    modes = [m for m in MODES if any(k[1] == m for k in by)]
+    profs = [p for p in ("exact", "f64", "f32", "triton") if any(k[0] == p for k in by)]
+    if shapes and profs:
+        md.append("")
+        md.append("## Profiles side by side (bf16, us; exact / f32: the cost of exactness)")
+        md.append("")
+        md.append("| mode | V | B | " + " | ".join(profs) + " | exact / f32 |")
+        md.append("|---|---|---|" + "---|" * len(profs) + "---|")
+        for m in modes:
+            if m == "greedy":
+                continue
+            for v, b in shapes:
+                ts = [by.get((p, m, v, b)) for p in profs]
+                if all(t is None for t in ts):
+                    continue
+                e, f = by.get(("exact", m, v, b)), by.get(("f32", m, v, b))
+                md.append("| %s | %d | %d | %s | %s |" % (m, v, b, " | ".join(fmt(t) for t in ts),
+                                                         fmt_ratio(e / f) if e and f else "-"))
+        md.append("")
+        md.append("## Each mode against plain sampling (exact profile, bf16; mode time / plain time)")
+        md.append("")
+        md.append("| V | B | plain us | " + " | ".join(m for m in modes if m != "plain") + " |")
+        md.append("|---|---|---|" + "---|" * len([m for m in modes if m != "plain"]))
+        for v, b in shapes:
+            base = by.get(("exact", "plain", v, b))
+            if base is None:
+                continue
+            cells = []
+            for m in modes:
+                if m == "plain":
+                    continue
+                t = by.get(("exact", m, v, b))
+                cells.append("-" if t is None else "%s (%s)" % (fmt(t), fmt_ratio(t / base)))
+            md.append("| %d | %d | %s | %s |" % (v, b, fmt(base), " | ".join(cells)))
+    md.append("")
+    md.append("## Every record against every reference")
     md.append("")
     md.append("| profile | mode | V | B | tailrace us | reference | kind | reference us | ratio |")
     md.append("|---|---|---|---|---|---|---|---|---|")

@@ -8,10 +8,12 @@
 #   carry:   ["target/release/tailrace", "target/release/tailrace-cuda-check", "target/release/xtask"]
 #   command: bash scripts/gpu-evidence.sh baselines     (torch/Triton baselines, external draws, CPU model vs numpy)
 #   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier on the CUDA backend)
+#   command: bash scripts/gpu-evidence.sh bench         (what `cargo xtask bench` runs: the tailrace
+#            grid, the torch/Triton baselines and the merged report, in one call)
 # (scripts/device-run.sh runs the CUDA differential check and the kernel timings.)
 # Everything lands in $OUT (at most 8 files come back; logs are tarred).
 set -uo pipefail
-stage=${1:?usage: gpu-evidence.sh baselines|sampler}
+stage=${1:?usage: gpu-evidence.sh baselines|sampler|bench}
 out=${OUT:?OUT must name the folder whose files come back}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
@@ -40,6 +42,19 @@ sampler)
     cp $logs/conformance/report.json "$out/conformance_report.json" 2>/dev/null
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
     tail -n 45 $logs/conformance.log
+    ;;
+bench)
+    logs=/tmp/evidence-logs; mkdir -p $logs
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
+        if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
+    done
+    # The same three steps as `cargo xtask bench`, with the carried binary.
+    timeout 300 target/release/tailrace-cuda-check --iters "${ITERS:-60}" --out "$out/tailrace.json" grid > $logs/grid.log 2>&1; echo "grid exit $?" >> $logs/grid.log
+    timeout 270 python3 bench/baselines.py --out "$out/baselines.json" > $logs/baselines.log 2>&1; echo "baselines exit $?" >> $logs/baselines.log
+    python3 bench/report.py --tailrace "$out/tailrace.json" --baselines "$out/baselines.json" \
+        --out-md "$out/report.md" --out-json "$out/report.json" > $logs/report.log 2>&1; echo "report exit $?" >> $logs/report.log
+    tar -C /tmp -czf "$out/logs.tgz" evidence-logs
+    tail -n 5 $logs/grid.log; tail -n 3 $logs/baselines.log; cat $logs/report.log | tail -n 5
     ;;
 *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -3,6 +3,11 @@
 //! `cargo xtask conformance [--backend cpu|cuda|all] [--tier quick|full|deep] [--out DIR]`
 //! runs the determinism manifest on the backends present and writes
 //! `report.md` and `report.json`; it exits non-zero on any violation.
+//!
+//! `cargo xtask bench [--out DIR] [--iters N] [--no-baselines]` times the CUDA
+//! sampler over the benchmark grid (`tailrace-cuda-check grid`), the torch and
+//! Triton baselines (`bench/baselines.py`) in the same call, and merges both
+//! into `report.md`/`report.json` (`bench/report.py`). It needs a GPU.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -41,6 +46,18 @@ enum Cmd {
         #[arg(long)]
         only: Option<String>,
     },
+    /// Time the CUDA sampler over V x B x profile x mode next to the torch/Triton baselines.
+    Bench {
+        /// Where to write tailrace.json, baselines.json, report.md and report.json.
+        #[arg(long, default_value = "target/bench")]
+        out: PathBuf,
+        /// Timed calls per configuration (the median is reported; at least 50).
+        #[arg(long, default_value_t = 60)]
+        iters: usize,
+        /// Skip the Python baselines (tailrace's own grid only).
+        #[arg(long)]
+        no_baselines: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -51,7 +68,79 @@ fn main() -> Result<()> {
             out,
             only,
         } => conformance(backend, tier, out, only),
+        Cmd::Bench {
+            out,
+            iters,
+            no_baselines,
+        } => bench(&out, iters, no_baselines),
     }
+}
+
+/// Runs a command, failing with its name when it cannot start or exits non-zero.
+fn run_step(what: &str, cmd: &mut std::process::Command) -> Result<()> {
+    eprintln!("== {what}");
+    let status = cmd
+        .status()
+        .map_err(|e| anyhow::anyhow!("{what}: could not start: {e}"))?;
+    if !status.success() {
+        anyhow::bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+fn bench(out: &std::path::Path, iters: usize, no_baselines: bool) -> Result<()> {
+    if iters < 50 {
+        anyhow::bail!("--iters must be at least 50 (medians of fewer calls are too noisy)");
+    }
+    std::fs::create_dir_all(out)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let tailrace_json = out.join("tailrace.json");
+    run_step(
+        "tailrace grid (tailrace-cuda-check grid; needs a CUDA GPU)",
+        std::process::Command::new(&cargo)
+            .args([
+                "run",
+                "--release",
+                "-q",
+                "-p",
+                "tailrace-cuda",
+                "--bin",
+                "tailrace-cuda-check",
+                "--",
+                "--iters",
+                &iters.to_string(),
+                "--out",
+            ])
+            .arg(&tailrace_json)
+            .arg("grid"),
+    )?;
+    if no_baselines {
+        println!("tailrace timings: {}", tailrace_json.display());
+        return Ok(());
+    }
+    let baselines_json = out.join("baselines.json");
+    run_step(
+        "baselines (bench/baselines.py: torch and Triton on the same GPU)",
+        std::process::Command::new("python3")
+            .arg("bench/baselines.py")
+            .arg("--out")
+            .arg(&baselines_json),
+    )?;
+    run_step(
+        "report (bench/report.py)",
+        std::process::Command::new("python3")
+            .arg("bench/report.py")
+            .arg("--tailrace")
+            .arg(&tailrace_json)
+            .arg("--baselines")
+            .arg(&baselines_json)
+            .arg("--out-md")
+            .arg(out.join("report.md"))
+            .arg("--out-json")
+            .arg(out.join("report.json")),
+    )?;
+    println!("report: {}", out.join("report.md").display());
+    Ok(())
 }
 
 fn conformance(backend: Backend, tier: Tier, out: PathBuf, only: Option<String>) -> Result<()> {

@@ -710,6 +710,22 @@ struct WarpTopk {
     __device__ __forceinline__ void offer(const u64 v[8], u32 ok, u64* block_thr) {
         const u32 lane = threadIdx.x & 31;
         const u32 cnt = __popc(ok);
+        if (__all_sync(TR_FULL, cnt <= 1)) {
+            // Common: at most one key per lane; a ballot gives the slots.
+            const u32 bal = __ballot_sync(TR_FULL, cnt != 0);
+            if (bal == 0) return;
+            if (cnt) {
+                u64 one = 0;
+#pragma unroll
+                for (int q = 0; q < 8; q++)
+                    if ((ok >> q) & 1) one = v[q];
+                buf[n + __popc(bal & ((1u << lane) - 1))] = one;
+            }
+            n += __popc(bal);
+            __syncwarp();
+            if (n > TR_FUSED_WLIMIT) shrink(block_thr);
+            return;
+        }
         u32 incl = cnt;
 #pragma unroll
         for (int off = 1; off < 32; off <<= 1) {
@@ -809,11 +825,16 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
             ok |= (x[q] >= thr_x ? 1u : 0u) << q;
         }
         if (__any_sync(TR_FULL, ok != 0)) {
+            // Rare: keys only for the elements that passed (a branch skipped
+            // by the whole warp when no lane flagged that position).
             u64 key[8];
 #pragma unroll
             for (int q = 0; q < 8; q++) {
-                key[q] = tr_rank_key32(x[q], ib + q);
-                if (key[q] <= thr) ok &= ~(1u << q);
+                key[q] = 0;
+                if ((ok >> q) & 1) {
+                    key[q] = tr_rank_key32(x[q], ib + q);
+                    if (key[q] <= thr) ok &= ~(1u << q);
+                }
             }
             w.offer(key, ok, &C.thr);
         }
@@ -903,6 +924,7 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
         for (u32 j = lane; j < m; j += 32) {
             const u64 v = w.buf[j];
             u32 r = 0;
+#pragma unroll 8
             for (u32 l = 0; l < m; l++) r += w.buf[l] > v ? 1u : 0u;
             if (r < k) sorted[r] = v;
         }
