@@ -15,8 +15,12 @@ pub struct Signature {
     pub missing: Vec<(String, String)>,
     /// Tier.
     pub tier: Tier,
-    /// `git rev-parse HEAD` (with "-dirty" when the tree has changes).
+    /// `git rev-parse HEAD` of the checkout the run happened in (with
+    /// "-dirty" when the tree has changes).
     pub commit: String,
+    /// The commit the binary was built from (embedded at build time; with
+    /// "-dirty" when crates/ had uncommitted changes then).
+    pub build_commit: String,
     /// OS and kernel.
     pub os: String,
     /// UTC date and time.
@@ -63,6 +67,7 @@ impl Signature {
             missing,
             tier,
             commit,
+            build_commit: env!("TAILRACE_BUILD_COMMIT").to_string(),
             os,
             date,
             cpu_threads: rayon::current_num_threads(),
@@ -157,8 +162,9 @@ impl Report {
         let sig = &self.signature;
         let mut s = String::from("# tailrace conformance report\n\n");
         s += &format!(
-            "- date: {}\n- commit: {}\n- os: {}\n- tier: {}\n- CPU threads: {}\n",
+            "- date: {}\n- built from commit: {}\n- run in checkout: {}\n- os: {}\n- tier: {}\n- CPU threads: {}\n",
             sig.date,
+            sig.build_commit,
             sig.commit,
             sig.os,
             sig.tier.name(),
