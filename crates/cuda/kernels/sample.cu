@@ -21,7 +21,7 @@ struct RowState {
     double cut_a;    // the rank-order cut: keep (a, i) with a > cut_a or (a == cut_a and i <= cut_index)
     u32 cut_index;
     u32 need_race;   // 1: a filter row whose race runs in phase 1
-    u32 pad0;
+    u32 pad0;        // 1: the binned top-p path found the cut (the filter kernel skips the row)
     u32 pad1;
 };
 
@@ -57,7 +57,8 @@ struct SampleArgs {
     u32 queue_cap;  // candidate queue entries per warp
     u64* cand;      // fused top-k: per (row, chunk) lists of TR_FUSED_K_MAX rank keys
     u32 fused_on;   // 1: rows that qualify take the fused top-k path (tr_fused_row)
-    u32 pad;
+    u32 topp_on;    // 1: rows that qualify take the binned top-p path (topp.cu)
+    u64* topp;      // its workspace: per-row ToppRow, histograms, bin lists
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).
@@ -1530,7 +1531,7 @@ __device__ void tr_filter(const SampleArgs& A) {
     __shared__ FilterShared S;
     const u32 row = blockIdx.x;
     RowState st = A.rowstate[row];
-    if (!st.need_race) return;
+    if (!st.need_race || st.pad0 == 1) return;
     const float* brow = tr_bias_row(A, row);
     if (brow)
         tr_filter_row<DT, true>(S, A, row, st, brow);

@@ -18,10 +18,11 @@ const COMMON: &str = include_str!("../kernels/common.cuh");
 const MATH: &str = include_str!("../kernels/math.cuh");
 const NOISE: &str = include_str!("../kernels/noise.cuh");
 const SAMPLE: &str = include_str!("../kernels/sample.cu");
+const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 14] = [
+pub const KERNEL_NAMES: [&str; 22] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
@@ -32,6 +33,14 @@ pub const KERNEL_NAMES: [&str; 14] = [
     "tr_filter_bf16",
     "tr_filter_f16",
     "tr_expand_sparse",
+    "tr_topp_hist_f32",
+    "tr_topp_hist_bf16",
+    "tr_topp_hist_f16",
+    "tr_topp_select_k",
+    "tr_topp_gather_f32",
+    "tr_topp_gather_bf16",
+    "tr_topp_gather_f16",
+    "tr_topp_cut_k",
     "tr_noise_dump",
     "tr_math_dump",
     "tr_int_dump",
@@ -104,6 +113,8 @@ pub fn prelude() -> String {
         format!("{}u", crate::params::FUSED_TOP_K_MAX),
     );
     def("TR_FUSED_WCAP", format!("{}u", crate::launch::FUSED_WCAP));
+    def("TR_TOPP_BINS", format!("{}u", crate::launch::TOPP_BINS));
+    def("TR_TOPP_CAP", format!("{}u", crate::launch::TOPP_CAP));
     s
 }
 
@@ -127,6 +138,7 @@ pub fn source_with(defines: &[String]) -> String {
         MATH,
         NOISE,
         SAMPLE,
+        TOPP,
         DEBUG,
     ]
     .join("\n")
@@ -257,6 +269,14 @@ pub struct Kernels {
     pub filter: [CudaFunction; 3],
     /// `tr_expand_sparse`.
     pub expand: CudaFunction,
+    /// `tr_topp_hist_{f32,bf16,f16}`: binned top-p masses (kernels/topp.cu).
+    pub topp_hist: [CudaFunction; 3],
+    /// `tr_topp_select_k`: the bin holding the top-p cut.
+    pub topp_select: CudaFunction,
+    /// `tr_topp_gather_{f32,bf16,f16}`: that bin's elements.
+    pub topp_gather: [CudaFunction; 3],
+    /// `tr_topp_cut_k`: the cut inside the bin.
+    pub topp_cut: CudaFunction,
     /// `tr_noise_dump`.
     pub noise_dump: CudaFunction,
     /// `tr_math_dump`.
@@ -320,6 +340,18 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
             f("tr_filter_f16")?,
         ],
         expand: f("tr_expand_sparse")?,
+        topp_hist: [
+            f("tr_topp_hist_f32")?,
+            f("tr_topp_hist_bf16")?,
+            f("tr_topp_hist_f16")?,
+        ],
+        topp_select: f("tr_topp_select_k")?,
+        topp_gather: [
+            f("tr_topp_gather_f32")?,
+            f("tr_topp_gather_bf16")?,
+            f("tr_topp_gather_f16")?,
+        ],
+        topp_cut: f("tr_topp_cut_k")?,
         noise_dump: f("tr_noise_dump")?,
         math_dump: f("tr_math_dump")?,
         int_dump: f("tr_int_dump")?,

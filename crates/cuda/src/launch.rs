@@ -19,7 +19,8 @@ pub struct LaunchOptions {
     /// taken for batches without bias whose racing rows all use `exact`).
     pub generic: bool,
     /// Never take the fused top-k path (rows with 2 <= top_k <= 256, no bias,
-    /// T > 0 then go through the filter kernel and a second pass). Same results.
+    /// T > 0) nor the binned top-p path (top-p without top-k, no bias, T > 0):
+    /// such rows then go through the filter kernel. Same results.
     pub no_fused: bool,
 }
 
@@ -30,6 +31,15 @@ pub const FUSED_WCAP: u32 = 512;
 /// Most workspace the fused top-k lists may take; larger shapes (very many
 /// rows x chunks) take the filter kernel path instead.
 pub const FUSED_LIST_BYTES_MAX: u64 = 256 << 20;
+
+/// Bins of the binned top-p path's per-row histogram (`TR_TOPP_BINS`).
+pub const TOPP_BINS: u64 = 1024;
+/// Elements of the cut's bin the binned top-p path sorts; a row with more
+/// goes to the filter kernel (`TR_TOPP_CAP`).
+pub const TOPP_CAP: u64 = 2048;
+/// Workspace bytes per row of the binned top-p path: its state (32 bytes),
+/// the histogram (24 bytes a bin) and the bin's list (16 bytes an element).
+pub const TOPP_ROW_BYTES: u64 = 32 + TOPP_BINS * 24 + TOPP_CAP * 16;
 
 /// A resolved launch shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +62,8 @@ pub struct Geometry {
     /// Bytes of the fused top-k lists (one list of 256 keys per row and
     /// chunk); 0 when the fused path is off for this shape.
     pub fused_list_bytes: u64,
+    /// Bytes of the binned top-p workspace; 0 when that path is off.
+    pub topp_bytes: u64,
 }
 
 fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
@@ -121,6 +133,12 @@ impl Geometry {
             } else {
                 lists
             };
+        let topp = rows as u64 * TOPP_ROW_BYTES;
+        let topp_bytes = if opts.no_fused || topp > FUSED_LIST_BYTES_MAX {
+            0
+        } else {
+            topp
+        };
         let blocks = nchunks * rows as u64;
         if blocks > i32::MAX as u64 {
             return Err(CudaError::Shape(format!(
@@ -136,6 +154,7 @@ impl Geometry {
             pass_smem,
             fused_smem,
             fused_list_bytes,
+            topp_bytes,
         })
     }
 }
@@ -175,7 +194,8 @@ pub(crate) struct SampleArgs {
     pub queue_cap: u32,
     pub cand: u64,
     pub fused_on: u32,
-    pub pad: u32,
+    pub topp_on: u32,
+    pub topp: u64,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -188,8 +208,8 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64, 6 u32, a pointer, 2 u32: 216 bytes, no padding.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 23 * 8 + 8 * 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32, a pointer: 224 bytes, no padding.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 24 * 8 + 8 * 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 

@@ -62,6 +62,20 @@ pub struct PackedParams {
     pub any_direct_fused: bool,
     /// Whether some filter row does not qualify for the fused top-k path.
     pub any_unfused_filter: bool,
+    /// Whether some row qualifies for the binned top-p path ([`topp_row`]).
+    pub any_topp: bool,
+}
+
+/// Whether a row takes the binned top-p path (`kernels/topp.cu`,
+/// `tr_topp_row`): top-p < 1 without top-k, T > 0, no bias (min-p may be on).
+/// The filter kernel still runs for such rows when their cut falls in a bin
+/// holding more than `launch::TOPP_CAP` elements. Same results either way.
+pub fn topp_row(req: &RowRequest) -> bool {
+    let raw = req.params.raw();
+    raw.temperature != 0.0
+        && raw.top_k == 0
+        && raw.top_p < 1.0
+        && matches!(req.bias, LogitBias::None)
 }
 
 /// Largest top-k of the fused path (`TR_FUSED_K_MAX` in the kernels).
@@ -120,6 +134,7 @@ impl PackedParams {
             any_fused: false,
             any_direct_fused: false,
             any_unfused_filter: false,
+            any_topp: false,
         };
         p.sparse_offsets.push(0);
         for (r, req) in rows.iter().enumerate() {
@@ -140,6 +155,7 @@ impl PackedParams {
             p.any_bias |= !matches!(req.bias, LogitBias::None);
             p.any_direct |= direct && !fused;
             p.any_direct_fused |= direct && fused;
+            p.any_topp |= topp_row(req);
             match &req.bias {
                 LogitBias::None => {
                     p.bias_kind.push(bias_kind::NONE);
@@ -206,6 +222,7 @@ pub struct DeviceParams {
     any_fused: bool,
     any_direct_fused: bool,
     any_unfused_filter: bool,
+    any_topp: bool,
     any_sparse: bool,
     fast: bool,
     ptrs: ParamPtrs,
@@ -272,6 +289,7 @@ impl DeviceParams {
             any_fused: p.any_fused,
             any_direct_fused: p.any_direct_fused,
             any_unfused_filter: p.any_unfused_filter,
+            any_topp: p.any_topp,
             any_sparse: p.sparse_rows > 0,
             fast: !p.any_bias && !p.any_direct,
             ptrs: ParamPtrs {
@@ -363,6 +381,11 @@ impl DeviceParams {
     /// Whether some row qualifies for the fused top-k path.
     pub fn any_fused(&self) -> bool {
         self.any_fused
+    }
+
+    /// Whether some row qualifies for the binned top-p path.
+    pub fn any_topp(&self) -> bool {
+        self.any_topp
     }
 
     /// Whether the filter kernel and the second pass must run: some filter
@@ -486,6 +509,14 @@ mod tests {
         );
         let p = PackedParams::new(10, &[f32_row]).unwrap();
         assert!(!p.any_direct && p.any_direct_fused);
+
+        // Binned top-p: top-p without top-k (min-p allowed), no bias, T > 0.
+        assert!(topp_row(&k(0, 0.9, LogitBias::None)));
+        assert!(!topp_row(&k(50, 0.9, LogitBias::None)));
+        assert!(!topp_row(&k(0, 1.0, LogitBias::None)));
+        assert!(!topp_row(&k(0, 0.9, LogitBias::Sparse(vec![(0, 1.0)]))));
+        let p = PackedParams::new(10, &[k(0, 0.9, LogitBias::None)]).unwrap();
+        assert!(p.any_topp && p.any_unfused_filter && !p.any_fused);
     }
 
     #[test]

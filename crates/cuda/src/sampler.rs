@@ -268,6 +268,8 @@ struct Workspace {
     sparse_ptr: u64,
     cand: Option<CudaSlice<u64>>,
     cand_ptr: u64,
+    topp: Option<CudaSlice<u64>>,
+    topp_ptr: u64,
 }
 
 fn grown(have: Option<usize>, need: usize) -> bool {
@@ -378,6 +380,17 @@ impl Sampler {
             self.ws.cand_ptr = c.device_ptr(&self.stream).0;
             self.ws.cand = Some(c);
         }
+        let topp = (g.topp_bytes / 8) as usize;
+        if topp > 0 && grown(self.ws.topp.as_ref().map(|s| s.len()), topp) {
+            // Zeroed: the histograms and row states start clear; each call
+            // leaves them clear again.
+            let c = self
+                .stream
+                .alloc_zeros::<u64>(topp)
+                .ctx("allocating the workspace")?;
+            self.ws.topp_ptr = c.device_ptr(&self.stream).0;
+            self.ws.topp = Some(c);
+        }
         let sparse = sparse_rows * vocab;
         if sparse > 0 && grown(self.ws.sparse.as_ref().map(|s| s.len()), sparse) {
             let s = self
@@ -422,6 +435,7 @@ impl Sampler {
         let p = params.ptrs();
         let partials = self.ws.scratch_ptr;
         let fused_on = g.fused_list_bytes > 0;
+        let topp_on = g.topp_bytes > 0;
         let rowstate = partials + (rows * g.nchunks as usize * PARTIAL_BYTES) as u64;
         let mut args = SampleArgs {
             logits: logits.ptr,
@@ -454,7 +468,8 @@ impl Sampler {
             queue_cap: g.queue_cap,
             cand: self.ws.cand_ptr,
             fused_on: u32::from(fused_on),
-            pad: 0,
+            topp_on: u32::from(topp_on),
+            topp: self.ws.topp_ptr,
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
@@ -483,6 +498,14 @@ impl Sampler {
             g.pass_smem
         };
         self.launch(pass, &mut args, pass_blocks, g.block_threads, smem)?;
+        if topp_on && params.any_topp() {
+            // Binned top-p (kernels/topp.cu): masses into bins, the cut's bin,
+            // its elements, the cut. Rows it cannot finish stay for the filter kernel.
+            self.launch(&k.topp_hist[dt], &mut args, pass_blocks, 256, 0)?;
+            self.launch(&k.topp_select, &mut args, rows as u32, 256, 0)?;
+            self.launch(&k.topp_gather[dt], &mut args, pass_blocks, 256, 0)?;
+            self.launch(&k.topp_cut, &mut args, rows as u32, 512, 0)?;
+        }
         if params.needs_filter_pass(fused_on) {
             self.launch(&k.filter[dt], &mut args, rows as u32, g.filter_threads, 0)?;
             args.phase = 1;

@@ -1270,6 +1270,35 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
+    for rows in [1usize, 256] {
+        cfgs.push(cfg(
+            "top-p 0.9, filter kernel path (no fused)",
+            Dtype::Bf16,
+            131072,
+            rows,
+            RawParams {
+                top_p: 0.9,
+                ..plain
+            },
+            LaunchOptions {
+                no_fused: true,
+                ..d
+            },
+        ));
+    }
+    for rows in [64usize, 1024] {
+        cfgs.push(cfg(
+            "top-p 0.9",
+            Dtype::Bf16,
+            131072,
+            rows,
+            RawParams {
+                top_p: 0.9,
+                ..plain
+            },
+            d,
+        ));
+    }
     for rows in [1usize, 256, 1024] {
         cfgs.push(cfg(
             "top-k 50, filter kernel path (no fused)",
