@@ -25,7 +25,8 @@ mul.lo + a mul.hi (4 integer multiplies), 4 xors (hi1^c1^k0, hi0^c3^k1) and, bef
 the key bump (2 adds): 10 * (4 + 4) + 9 * 2 = 98, about 100 instructions per call (fewer if the
 compiler fuses the 3-input xors into LOP3, more counting the conversions around it).
 Calls per element on the hot path: exact 1/4 (one block feeds the lead words of 4 indices), f64 1
-(two words of one block per index), f32 1, triton 1, greedy 0 (no RNG).
+(two words of one block per index), f32 1, triton 1. Reported for plain sampling only: the filter
+modes draw noise for their survivors alone and greedy draws none.
   floor_s = B * V * calls_per_element * instructions_per_call / (SMs * lanes * clock)
 with the H200's 132 SMs, 128 lanes (4 schedulers x 32 lanes issue one instruction per lane per
 clock) and its boost clock 1.98 GHz (SM count and max clock are taken from the baselines JSON when
@@ -158,7 +159,12 @@ def _find_key(doc, key):
 
 
 def philox_floor(n_elems, profile, mode, sms, ghz):
-    c = 0.0 if mode == "greedy" else CALLS_PER_ELEMENT.get(profile)
+    # Only plain sampling draws noise for every element; the filter modes draw
+    # it for their survivors alone (the fused top-k path for at most k), and
+    # greedy draws none, so a per-element count would be no floor for them.
+    if mode != "plain":
+        return None
+    c = CALLS_PER_ELEMENT.get(profile)
     if c is None:
         return None
     issue = n_elems * c * PHILOX_INSTR / (sms * LANES * ghz * 1e9) * 1e6

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Tests of bench/report.py (standard library only; CI runs them without a GPU).
+
+A synthetic tailrace timing file is merged with a recorded baselines file; the
+expected ratios are recomputed here from the two inputs, not copied from the
+report's output.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASELINES = os.path.join(HERE, "results", "2026-11-29-h200", "baselines.json")
+
+TIMINGS = [
+    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1024, "median_us": 200.0},
+    {"profile": "f32", "mode": "plain", "vocab": 131072, "batch": 1024, "median_us": 400.0},
+    {"profile": "exact", "mode": "top_k50_top_p0.9", "vocab": 131072, "batch": 1024, "median_us": 300.0},
+    {"profile": "exact", "mode": "greedy", "vocab": 131072, "batch": 1024, "median_us": 100.0},
+    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 12.0, "graph": True},
+]
+
+
+def run_report(tmp):
+    tr = os.path.join(tmp, "tailrace.json")
+    with open(tr, "w") as f:
+        json.dump({"timings": TIMINGS}, f)
+    md, js = os.path.join(tmp, "report.md"), os.path.join(tmp, "report.json")
+    subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--tailrace", tr, "--baselines", BASELINES,
+                    "--out-md", md, "--out-json", js], check=True, capture_output=True)
+    with open(md) as f:
+        mdtext = f.read()
+    with open(js) as f:
+        return mdtext, json.load(f)
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.md, cls.js = run_report(cls.tmp.name)
+        with open(BASELINES) as f:
+            cls.base = json.load(f)
+
+    def row(self, profile, mode, vocab, batch, graph=False):
+        hits = [r for r in self.js["rows"] if (r["profile"], r["mode"], r["vocab"], r["batch"], r["graph"]) ==
+                (profile, mode, vocab, batch, graph)]
+        self.assertEqual(len(hits), 1)
+        return hits[0]
+
+    def comparison(self, row, reference):
+        hits = [c for c in row["comparisons"] if c["reference"] == reference]
+        self.assertEqual(len(hits), 1, reference)
+        return hits[0]
+
+    def test_every_record_is_reported(self):
+        self.assertEqual(len(self.js["rows"]), len(TIMINGS))
+
+    def test_baseline_ratio_is_tailrace_over_baseline(self):
+        b = [x for x in self.base["results"] if x["name"] == "torch_race_f32" and x["vocab"] == 131072
+             and x["batch"] == 1024][0]
+        ref = min(v for v in (b.get("median_us"), b.get("graph_median_us")) if v is not None)
+        c = self.comparison(self.row("exact", "plain", 131072, 1024), "torch_race_f32")
+        self.assertAlmostEqual(c["ref_us"], ref)
+        self.assertAlmostEqual(c["ratio"], 200.0 / ref)
+        self.assertAlmostEqual(c["speedup"], ref / 200.0)
+
+    def test_memory_floor_is_bytes_over_bandwidth(self):
+        bw = self.base["copy_bandwidth"]["bytes_per_s"]
+        floor_us = 131072 * 1024 * 2 / bw * 1e6  # bf16 logits read once
+        c = self.comparison(self.row("exact", "plain", 131072, 1024), "memory floor")
+        self.assertAlmostEqual(c["ref_us"], floor_us)
+        self.assertAlmostEqual(c["ratio"], 200.0 / floor_us)
+
+    def test_philox_floor_counts_a_quarter_call_per_element_for_exact(self):
+        sms = int(self.base["meta"]["sm_count"])
+        ghz = float(self.base["meta"]["clock_max_sm_mhz"]) / 1000.0
+        expect = 131072 * 1024 * 0.25 * 98 / (sms * 128 * ghz * 1e9) * 1e6
+        c = self.comparison(self.row("exact", "plain", 131072, 1024), "Philox floor")
+        self.assertAlmostEqual(c["ref_us"], expect)
+        # Greedy draws no noise and the filter modes only their survivors':
+        # no per-element Philox floor for them.
+        for mode in ("greedy", "top_k50_top_p0.9"):
+            r = self.row("exact", mode, 131072, 1024)
+            self.assertFalse([c for c in r["comparisons"] if c["reference"] == "Philox floor"], mode)
+
+    def test_flashinfer_figures_are_marked_as_recorded_elsewhere(self):
+        c = [c for c in self.row("exact", "plain", 131072, 1024)["comparisons"]
+             if c["reference"].startswith("flashinfer")][0]
+        self.assertEqual(c["kind"], "recorded elsewhere")
+        self.assertAlmostEqual(c["ref_us"], 667.2)
+        self.assertIn("not measured in this run", self.md.replace("**", "").lower())
+
+    def test_compact_tables(self):
+        # exact / f32 for plain at (131072, 1024): 200 / 400.
+        self.assertIn("| plain | 131072 | 1024 | 200 | 400 | 0.50 |", self.md)
+        # Each mode against plain: top-k + top-p 300 / 200, greedy 100 / 200.
+        line = [l for l in self.md.splitlines() if l.startswith("| 131072 | 1024 | 200 |")]
+        self.assertEqual(len(line), 1)
+        self.assertIn("300 (1.50)", line[0])
+        self.assertIn("100 (0.50)", line[0])
+
+    def test_graph_records_are_kept_apart(self):
+        r = self.row("exact", "plain", 131072, 1, graph=True)
+        self.assertEqual(r["median_us"], 12.0)
+        self.assertIn("12.0 (graph)", self.md)
+
+
+if __name__ == "__main__":
+    unittest.main()
