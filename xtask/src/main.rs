@@ -60,8 +60,15 @@ enum Cmd {
     },
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().cmd {
+fn main() {
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
         Cmd::Conformance {
             backend,
             tier,
