@@ -1040,6 +1040,32 @@ struct Pool {
     filled: Option<Dtype>,
 }
 
+/// The copy bandwidth (logged) and a 4 GiB pool of logits, far larger than
+/// the L2, for the timings to rotate through.
+fn timing_setup(sampler: &Sampler) -> Result<(f64, Pool)> {
+    let bw = measure_copy_bandwidth(sampler)?;
+    log(format!(
+        "  copy bandwidth (read + write): {:.2} TB/s",
+        bw / 1e12
+    ));
+    let stream = sampler.stream().clone();
+    let pool_elems: usize = 1usize << 30;
+    let buf = stream.alloc_zeros::<u32>(pool_elems)?;
+    let ptr = {
+        use cudarc::driver::DevicePtr;
+        buf.device_ptr(&stream).0
+    };
+    Ok((
+        bw,
+        Pool {
+            buf,
+            ptr,
+            bytes: pool_elems * 4,
+            filled: None,
+        },
+    ))
+}
+
 fn time_cfg(
     sampler: &mut Sampler,
     pool: &mut Pool,
@@ -1124,24 +1150,8 @@ fn time_cfg(
 
 fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value)> {
     log("timing");
-    let bw = measure_copy_bandwidth(sampler)?;
-    log(format!(
-        "  copy bandwidth (read + write): {:.2} TB/s",
-        bw / 1e12
-    ));
+    let (bw, mut pool) = timing_setup(sampler)?;
     let stream = sampler.stream().clone();
-    let pool_elems: usize = 1usize << 30; // 4 GiB
-    let buf = stream.alloc_zeros::<u32>(pool_elems)?;
-    let ptr = {
-        use cudarc::driver::DevicePtr;
-        buf.device_ptr(&stream).0
-    };
-    let mut pool = Pool {
-        buf,
-        ptr,
-        bytes: pool_elems * 4,
-        filled: None,
-    };
     let plain = RawParams::default();
     let d = LaunchOptions::default();
     let cfg = |name: &str, dtype, vocab, rows, raw, opts| Cfg {
@@ -1257,7 +1267,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
-    for rows in [1usize, 256] {
+    for rows in [1usize, 64, 256, 1024] {
         cfgs.push(cfg(
             "top-p 0.9",
             Dtype::Bf16,
@@ -1284,19 +1294,6 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                 no_fused: true,
                 ..d
             },
-        ));
-    }
-    for rows in [64usize, 1024] {
-        cfgs.push(cfg(
-            "top-p 0.9",
-            Dtype::Bf16,
-            131072,
-            rows,
-            RawParams {
-                top_p: 0.9,
-                ..plain
-            },
-            d,
         ));
     }
     for rows in [1usize, 256, 1024] {
@@ -1456,24 +1453,7 @@ fn grid(
         }
     }
     log("grid: copy bandwidth");
-    let bw = measure_copy_bandwidth(sampler)?;
-    log(format!(
-        "  copy bandwidth (read + write): {:.2} TB/s",
-        bw / 1e12
-    ));
-    let stream = sampler.stream().clone();
-    let pool_elems: usize = 1usize << 30; // 4 GiB, far larger than L2
-    let buf = stream.alloc_zeros::<u32>(pool_elems)?;
-    let ptr = {
-        use cudarc::driver::DevicePtr;
-        buf.device_ptr(&stream).0
-    };
-    let mut pool = Pool {
-        buf,
-        ptr,
-        bytes: pool_elems * 4,
-        filled: None,
-    };
+    let (bw, mut pool) = timing_setup(sampler)?;
     let mut rng = Rng(cli.seed ^ 0x6121);
     let mut records = Vec::new();
     let mut failed = 0usize;
