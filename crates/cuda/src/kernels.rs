@@ -400,4 +400,24 @@ mod tests {
         }
         assert!(src.contains("#define TR_LN_SERIES_11"));
     }
+
+    #[test]
+    fn kernels_get_the_sizes_the_host_allocates_for() {
+        use crate::launch::{FUSED_WCAP, TOPP_BINS, TOPP_CAP, TOPP_ROW_BYTES};
+        use crate::params::FUSED_TOP_K_MAX;
+        let p = prelude();
+        for line in [
+            format!("#define TR_FUSED_K_MAX {FUSED_TOP_K_MAX}u"),
+            format!("#define TR_FUSED_WCAP {FUSED_WCAP}u"),
+            format!("#define TR_TOPP_BINS {TOPP_BINS}u"),
+            format!("#define TR_TOPP_CAP {TOPP_CAP}u"),
+        ] {
+            assert!(p.contains(&line), "{line}");
+        }
+        // The per-row record of the binned top-p path: state, histogram, list.
+        assert!(
+            source().contains("#define TR_TOPP_ROW_U64 (4 + TR_TOPP_BINS * 3 + TR_TOPP_CAP * 2)")
+        );
+        assert_eq!(TOPP_ROW_BYTES, 8 * (4 + TOPP_BINS * 3 + TOPP_CAP * 2));
+    }
 }
