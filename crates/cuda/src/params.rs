@@ -370,7 +370,6 @@ impl DeviceParams {
     pub(crate) fn any_sparse(&self) -> bool {
         self.any_sparse
     }
-    /// Whether the batch can take the specialized pass (no bias, exact profile only).
     /// Whether the specialized pass kernel serves the batch: no bias, and
     /// every row racing in the pass uses `exact` (with the fused top-k path
     /// on, its rows race outside the hot loop and do not count; off, they do).
