@@ -1,23 +1,33 @@
 // Top-p without top-k, many blocks per row (spec: SAMPLER.md §4.4;
-// docs/cuda-notes.md, run 5). Four kernels between the first pass (which
-// found a_max) and the race of the second pass:
+// docs/cuda-notes.md, runs 5 and 6). Two kernels between the first pass
+// (which found a_max) and the race of the second pass:
 //
-//  1. tr_topp_hist: every chunk adds the fixed-point masses of its min-p
-//     survivors into a per-row histogram of TR_TOPP_BINS bins over
-//     (a_max - a) / T in [0, 44) (exact u128 sums, integer atomics).
-//  2. tr_topp_select: the row's total Q, the target ceil(p * Q), the bin b*
-//     where the running mass (bins in rank order) reaches it and the mass r
-//     still needed inside it. Resets the histogram.
-//  3. tr_topp_gather: every element of bin b* (rank key and mass) into a
-//     per-row list.
-//  4. tr_topp_cut: sorts the list by rank and walks it to the element where
-//     the running mass reaches r: the cut, as the filter kernel would find it.
+//  1. tr_topp_hist: every chunk adds the masses of its min-p survivors into a
+//     per-row histogram; the row's last chunk block then finds the row's
+//     total Q, the target ceil(p * Q), the bin b* where the running mass (bins
+//     in rank order) reaches it and the mass r still needed inside it, and
+//     resets the histogram.
+//  2. tr_topp_gather: every element of bin b* (rank key and mass) into a
+//     per-row list; the row's last chunk block sorts the list by rank and
+//     walks it to the element where the running mass reaches r: the cut, as
+//     the filter kernel would find it.
 //
-// The bin function is monotone in a (ties share a bin), so bins are
+// Bins. bf16 rows bin by value: one bin per bf16 value in [a_max - 45 T,
+// a_max] (a "value entry"), plus one "middle" bin for |a| < Z (Z = 2^-8, or
+// larger where the row would need more than TR_TOPP_VALUES entries). Equal
+// values have equal masses, so a chunk only counts the elements of a value
+// entry, and the last block adds count * mass(value) exactly: the binary64
+// mass (a division and an exp) is computed once per value, not per element.
+// Middle elements (tiny magnitudes, all distinct masses) add their masses one
+// by one. f32 and f16 rows (too many values to count) bin by
+// (a_max - a) / T over [0, 44) in TR_TOPP_BINS bins and add every element's
+// mass (exact u128 sums, integer atomics).
+//
+// Every bin function is monotone in a (ties share a bin), so bins are
 // contiguous pieces of the rank order and the cut lies in b*. Elements with
-// zero mass never reach a target and are left out, as in the CPU model. A
-// row whose bin b* holds more than TR_TOPP_CAP elements (heavy ties) goes to
-// the filter kernel instead (RowState::pad0 stays 0).
+// zero mass never reach a target and are left out, as in the CPU model. A row
+// whose bin b* holds more than TR_TOPP_CAP elements (heavy ties) goes to the
+// filter kernel instead (RowState::pad0 stays 0).
 
 #ifndef TR_TOPP_BINS
 #define TR_TOPP_BINS 1024u
@@ -25,14 +35,32 @@
 #ifndef TR_TOPP_CAP
 #define TR_TOPP_CAP 2048u
 #endif
+#ifndef TR_TOPP_VALUES
+#define TR_TOPP_VALUES 4096u
+#endif
+// The histogram area of a row's record: an f32/f16 row's bins, or in the same
+// place a bf16 row's value counts (u32; both are all zero between calls),
+// then a bf16 row's value masses (u64; written before they are read in every
+// call, so they must not overlap the bins a later f32/f16 call expects zeroed).
+#define TR_TOPP_HIST_U64 (TR_TOPP_BINS * 3 + TR_TOPP_VALUES)
+static_assert(TR_TOPP_VALUES / 2 <= TR_TOPP_BINS * 3, "value counts must fit the bin area");
+#define TR_TOPP_NONE 0xffffffffu
+// Middle-bin elements a chunk block lists in shared memory.
+#ifndef TR_TOPP_MIDCAP
+#define TR_TOPP_MIDCAP 1024u
+#endif
 
 struct ToppRow {
-    u64 r_lo, r_hi;  // mass still needed inside bin b*
+    u64 r_lo, r_hi;      // mass still needed inside bin b*
+    u64 mid_lo, mid_hi;  // bf16 rows: the middle bin's summed masses
     u32 bstar;
-    u32 count;       // elements gathered from bin b*
-    u32 active;      // 1 between select and cut
-    u32 pad;
+    u32 count;           // elements gathered from bin b*
+    u32 active;          // 1 between the select and the cut
+    u32 arrive_hist;     // chunk blocks of the row done with the histogram
+    u32 arrive_gather;   // ... with the gather
+    u32 pad[3];
 };
+static_assert(sizeof(ToppRow) == 64, "ToppRow is the record's 8-word header");
 struct ToppBin {
     u64 lo, hi;  // mass sum
     u32 cnt;
@@ -45,21 +73,28 @@ __device__ __forceinline__ bool tr_topp_row(const SampleArgs& A, u32 row) {
 }
 // The workspace holds one record per row, at a place that depends on the row
 // alone (never on the batch size: a row's histogram must be the zeroed one
-// the previous call left, whatever its shape): its ToppRow, its histogram,
-// its bin list.
-#define TR_TOPP_ROW_U64 (4 + TR_TOPP_BINS * 3 + TR_TOPP_CAP * 2)
+// the previous call left, whatever its shape): its ToppRow, its histogram
+// (bins, or a bf16 row's value counts), its bin list.
+#define TR_TOPP_ROW_U64 (8 + TR_TOPP_HIST_U64 + TR_TOPP_CAP * 2)
 __device__ __forceinline__ ToppRow* tr_topp_state(const SampleArgs& A, u32 row) {
     return (ToppRow*)(A.topp + (u64)row * TR_TOPP_ROW_U64);
 }
 __device__ __forceinline__ ToppBin* tr_topp_bins(const SampleArgs& A, u32 row) {
-    return (ToppBin*)(A.topp + (u64)row * TR_TOPP_ROW_U64 + 4);
+    return (ToppBin*)(A.topp + (u64)row * TR_TOPP_ROW_U64 + 8);
+}
+__device__ __forceinline__ u32* tr_topp_counts(const SampleArgs& A, u32 row) {
+    return (u32*)(A.topp + (u64)row * TR_TOPP_ROW_U64 + 8);
+}
+__device__ __forceinline__ u64* tr_topp_masses(const SampleArgs& A, u32 row) {
+    return A.topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_BINS * 3;
 }
 __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
-    return A.topp + (u64)row * TR_TOPP_ROW_U64 + 4 + TR_TOPP_BINS * 3;
+    return A.topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_HIST_U64;
 }
 
-// The bin of a (a <= a_max): monotone non-increasing in a; TR_TOPP_BINS means
-// (a_max - a) / T >= 44 up to rounding, where the mass is 0 for sure.
+// The scaled bin of a (a <= a_max), f32/f16 rows: monotone non-increasing in
+// a; TR_TOPP_BINS means (a_max - a) / T >= 44 up to rounding, where the mass
+// is 0 for sure.
 __device__ __forceinline__ u32 tr_topp_bin(double a, double a_max, double scale) {
     const double d = __dsub_rn(a_max, a);
     if (d == 0.0) return 0;
@@ -71,57 +106,63 @@ __device__ __forceinline__ double tr_topp_scale(double t) {
     return __ddiv_rn((double)TR_TOPP_BINS, __dmul_rn(44.0, t));
 }
 
+// The value entries of a bf16 row, in rank order: positive values from a_max
+// down (magnitude bits wa .. wp1), the middle bin (|a| < Z, magnitude bits
+// below wz), negative values from -Z (or a_max) down (magnitude bits
+// wn0 .. wl). Values below a_max - 45 T, whose masses are 0 for sure, have no
+// entry. A function of (a_max, T) alone: every block computes the same map.
+struct ToppMap {
+    u32 wa, wp1, wz, wn0, wl;
+    u32 np;  // positive entries: 0 .. np - 1; the middle bin is entry np
+    u32 e;   // entries in all
+};
+__device__ ToppMap tr_topp_map(double a_max, double t) {
+    const u32 ha = __float_as_uint((float)a_max) >> 16;  // a_max is a bf16 value
+    const bool apos = (ha >> 15) == 0;
+    const u32 wa = ha & 0x7fffu;
+    const double lo = __dsub_rn(a_max, __dmul_rn(45.0, t));
+    // Positive magnitudes below wlo and negative ones above wl have mass 0.
+    const u32 wlo = lo > 0.0 ? __float_as_uint(__double2float_rz(lo)) >> 16 : 0u;
+    u32 wl = 0;
+    if (lo < 0.0) {
+        const u32 b = __float_as_uint(__double2float_ru(__dmul_rn(-1.0, lo)));
+        wl = min((b >> 16) + ((b & 0xffffu) != 0 ? 1u : 0u), 0x7f7fu);
+    }
+    ToppMap M;
+    M.wa = wa;
+    M.wl = wl;
+    M.wz = 0x3B80u;  // Z = 2^-8
+    for (;;) {
+        M.wp1 = max(M.wz, wlo);
+        M.np = (apos && wa >= M.wp1) ? wa - M.wp1 + 1 : 0;
+        M.wn0 = apos ? M.wz : max(M.wz, wa);
+        const u32 nn = (lo < 0.0 && wl >= M.wn0) ? wl - M.wn0 + 1 : 0;
+        M.e = M.np + 1 + nn;
+        if (M.e <= TR_TOPP_VALUES || M.wz >= 0x7f80u) return M;
+        M.wz += 0x80u;  // Z doubles: one binade fewer on each side
+    }
+}
+// The entry of a bf16 value x <= a_max (x not NaN or +inf: such rows are
+// errors), or TR_TOPP_NONE (mass 0, -inf included). Branch-free.
+__device__ __forceinline__ u32 tr_topp_entry(float x, const ToppMap& M) {
+    const u32 h = __float_as_uint(x) >> 16, w = h & 0x7fffu;
+    const bool neg = (h >> 15) != 0;
+    u32 e = neg ? M.np + 1 + (w - M.wn0) : M.wa - w;
+    const bool in = neg ? (w >= M.wn0 && w <= M.wl) : w >= M.wp1;
+    e = in ? e : TR_TOPP_NONE;
+    return w < M.wz ? M.np : e;
+}
+// The value of a value entry (e != np).
+__device__ __forceinline__ double tr_topp_value(u32 e, const ToppMap& M) {
+    const u32 h = e < M.np ? M.wa - e : 0x8000u | (M.wn0 + (e - M.np - 1));
+    return (double)__uint_as_float(h << 16);
+}
+
 // Whether a top-p row of this batch runs the binned path now.
 __device__ __forceinline__ bool tr_topp_live(const SampleArgs& A, u32 row, RowState& st) {
     if (!tr_topp_row(A, row)) return false;
     st = A.rowstate[row];
     return st.need_race != 0;
-}
-
-template <int DT>
-__device__ void tr_topp_hist(const SampleArgs& A) {
-    typedef typename Elem<DT>::T ET;
-    __shared__ u32 h_cnt[TR_TOPP_BINS];
-    __shared__ u64 h_lo[TR_TOPP_BINS], h_hi[TR_TOPP_BINS];
-    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
-    RowState st;
-    if (!tr_topp_live(A, row, st)) return;
-    const double t = A.temperature[row], min_p = A.min_p[row];
-    const double a_max = st.a_max, scale = tr_topp_scale(t);
-    const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
-    for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-        h_cnt[b] = 0;
-        h_lo[b] = 0;
-        h_hi[b] = 0;
-    }
-    __syncthreads();
-    const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
-    const bool al = (((u64)xrow) & 15) == 0;
-    const i64 lo = (i64)chunk * A.chunk_len;
-    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
-    for (i64 u = (lo >> 3) + threadIdx.x; u < ((hi + 7) >> 3); u += blockDim.x) {
-        float x[8];
-        tr_convert8<DT>(tr_fetch8<DT>(xrow, u * 8, A.vocab, al, true), x);
-#pragma unroll
-        for (int q = 0; q < 8; q++) {
-            if (!(x[q] > tr_fninf())) continue;
-            const double a = (double)x[q];
-            if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) continue;
-            const u32 b = tr_topp_bin(a, a_max, scale);
-            if (b >= TR_TOPP_BINS) continue;
-            const u64 m = tr_top_p_mass(a, a_max, t);
-            if (m == 0) continue;
-            atomicAdd(&h_cnt[b], 1u);
-            tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
-        }
-    }
-    __syncthreads();
-    ToppBin* bins = tr_topp_bins(A, row);
-    for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-        if (h_cnt[b] == 0) continue;
-        atomicAdd(&bins[b].cnt, h_cnt[b]);
-        tr_atomic_add128(&bins[b].lo, &bins[b].hi, ((u128)h_hi[b] << 64) | (u128)h_lo[b]);
-    }
 }
 
 // u128 inclusive scan over a warp (lane order).
@@ -136,18 +177,114 @@ __device__ __forceinline__ u128 tr_warp_scan_u128(u128 v) {
     return v;
 }
 
-__device__ void tr_topp_select(const SampleArgs& A) {
-    const u32 row = blockIdx.x, lane = threadIdx.x & 31;
-    RowState st;
-    if (!tr_topp_live(A, row, st)) return;
+// u128 inclusive scan over the block (thread order); *total gets the sum.
+// Every thread of the block calls it.
+__device__ u128 tr_block_scan_u128(u128 v, u128* total) {
+    __shared__ u64 w_lo[32], w_hi[32];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    const u128 incl = tr_warp_scan_u128(v);
+    if (lane == 31) {
+        w_lo[warp] = (u64)incl;
+        w_hi[warp] = (u64)(incl >> 64);
+    }
+    __syncthreads();
+    u128 before = 0, all = 0;
+    for (u32 w = 0; w < nw; w++) {
+        const u128 s = ((u128)w_hi[w] << 64) | (u128)w_lo[w];
+        if (w < warp) before += s;
+        all += s;
+    }
+    __syncthreads();  // w_lo/w_hi may be reused by the next call
+    *total = all;
+    return before + incl;
+}
+
+// Arrival of a chunk block of a row (every thread calls it after its global
+// writes); true in the row's last block, which resets the counter.
+__device__ __forceinline__ bool tr_topp_last(const SampleArgs& A, u32* arrive) {
+    __shared__ bool s_last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (A.nchunks == 1) {
+            s_last = true;
+        } else {
+            s_last = atomicAdd(arrive, 1u) == A.nchunks - 1;
+            if (s_last) *arrive = 0;  // ready for the next call
+        }
+    }
+    __syncthreads();
+    if (s_last) __threadfence();
+    return s_last;
+}
+
+// Records b* and the mass r still needed inside it.
+__device__ __forceinline__ void tr_topp_found(const SampleArgs& A, u32 row, u32 b, u128 r) {
+    ToppRow* R = tr_topp_state(A, row);
+    R->r_lo = (u64)r;
+    R->r_hi = (u64)(r >> 64);
+    R->bstar = b;
+    R->count = 0;
+    R->active = 1;
+}
+
+// The mass of one element of value entry e (e != np): 0 where min-p drops it.
+__device__ __forceinline__ u64 tr_topp_value_mass(u32 e, const ToppMap& M, double a_max, double t,
+                                                  double min_p, double mthr) {
+    const double a = tr_topp_value(e, M);
+    if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return 0;
+    return tr_top_p_mass(a, a_max, t);
+}
+
+// The select of a bf16 row (its last chunk block). G: a row of many chunks,
+// whose value counts and value masses (every chunk block computed a share of
+// them) are in the workspace; else a row of one chunk, whose counts are in
+// shared memory and whose masses are computed here.
+template <bool G>
+__device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row, const RowState& st,
+                                                   const ToppMap& M, const u32* cnt, u128 mid) {
+    const double t = A.temperature[row], min_p = A.min_p[row], a_max = st.a_max;
+    const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
+    const u64* masses = tr_topp_masses(A, row);
+    const u32 per = (M.e + blockDim.x - 1) / blockDim.x;
+    const u32 e0 = min(threadIdx.x * per, M.e), e1 = min(e0 + per, M.e);
+    auto mass = [&](u32 e) -> u128 {
+        if (e == M.np) return mid;
+        const u32 c = G ? __ldcg(&cnt[e]) : cnt[e];
+        if (c == 0) return 0;
+        const u64 m = G ? __ldcg(&masses[e]) : tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
+        return (u128)c * (u128)m;
+    };
+    u128 sum = 0;
+    for (u32 e = e0; e < e1; e++) sum += mass(e);
+    u128 total;
+    const u128 incl = tr_block_scan_u128(sum, &total);
+    const u128 target = tr_top_p_target(A.top_p[row], total);
+    u128 before = incl - sum;
+    if (before < target && incl >= target) {
+        for (u32 e = e0; e < e1; e++) {
+            const u128 m = mass(e);
+            if (before + m >= target) {
+                tr_topp_found(A, row, e, target - before);
+                break;
+            }
+            before += m;
+        }
+    }
+}
+
+// The select of an f32/f16 row over its TR_TOPP_BINS bins (its last chunk
+// block); resets the bins.
+__device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
     ToppBin* bins = tr_topp_bins(A, row);
+    const u32 lane = threadIdx.x & 31;
     constexpr u32 PER = TR_TOPP_BINS / 32;
     if (threadIdx.x < 32) {
         // Lane l: bins [PER l, PER (l + 1)), in rank order.
         u128 sum = 0;
         for (u32 q = 0; q < PER; q++) {
             const ToppBin& bn = bins[lane * PER + q];
-            sum += ((u128)bn.hi << 64) | (u128)bn.lo;
+            sum += ((u128)__ldcg(&bn.hi) << 64) | (u128)__ldcg(&bn.lo);
         }
         const u128 incl = tr_warp_scan_u128(sum);
         const u128 total = ((u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)(incl >> 64), 31) << 64) |
@@ -158,17 +295,9 @@ __device__ void tr_topp_select(const SampleArgs& A) {
             u128 before = excl;
             for (u32 q = 0; q < PER; q++) {
                 const ToppBin& bn = bins[lane * PER + q];
-                const u128 m = ((u128)bn.hi << 64) | (u128)bn.lo;
+                const u128 m = ((u128)__ldcg(&bn.hi) << 64) | (u128)__ldcg(&bn.lo);
                 if (before + m >= target) {
-                    ToppRow R;
-                    const u128 r = target - before;
-                    R.r_lo = (u64)r;
-                    R.r_hi = (u64)(r >> 64);
-                    R.bstar = lane * PER + q;
-                    R.count = 0;
-                    R.active = 1;
-                    R.pad = 0;
-                    *tr_topp_state(A, row) = R;
+                    tr_topp_found(A, row, lane * PER + q, target - before);
                     break;
                 }
                 before += m;
@@ -176,7 +305,6 @@ __device__ void tr_topp_select(const SampleArgs& A) {
         }
     }
     __syncthreads();
-    // Ready for the next call (graph replays included).
     for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
         bins[b].lo = 0;
         bins[b].hi = 0;
@@ -184,52 +312,167 @@ __device__ void tr_topp_select(const SampleArgs& A) {
     }
 }
 
-template <int DT>
-__device__ void tr_topp_gather(const SampleArgs& A) {
+// The elements of one chunk of a row: f(x, index) for every element, -inf
+// included (positions past the row read as -inf). A thread loads
+// TR_TOPP_UNITS units of 8 elements before it looks at any, so that enough
+// loads are in flight to keep the memory busy.
+#ifndef TR_TOPP_UNITS
+#define TR_TOPP_UNITS 4
+#endif
+template <int DT, class F>
+__device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 chunk, F f) {
     typedef typename Elem<DT>::T ET;
-    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
-    RowState st;
-    if (!tr_topp_live(A, row, st)) return;
-    ToppRow* R = tr_topp_state(A, row);
-    if (!R->active) return;
-    const u32 bstar = R->bstar;
-    const double t = A.temperature[row], min_p = A.min_p[row];
-    const double a_max = st.a_max, scale = tr_topp_scale(t);
-    const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
-    u64* list = tr_topp_list(A, row);
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
     const bool al = (((u64)xrow) & 15) == 0;
     const i64 lo = (i64)chunk * A.chunk_len;
     const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
-    for (i64 u = (lo >> 3) + threadIdx.x; u < ((hi + 7) >> 3); u += blockDim.x) {
-        float x[8];
-        tr_convert8<DT>(tr_fetch8<DT>(xrow, u * 8, A.vocab, al, true), x);
+    const i64 uend = (hi + 7) >> 3, step = blockDim.x;
+    for (i64 u0 = (lo >> 3) + threadIdx.x; u0 < uend; u0 += TR_TOPP_UNITS * step) {
+        Raw8 r[TR_TOPP_UNITS];
+        const i64 ulast = u0 + (TR_TOPP_UNITS - 1) * step;
+        if (al && ulast < uend && ulast * 8 + 8 <= (i64)A.vocab) {
+            // Interior: whole aligned units of this chunk, 16-byte loads only.
 #pragma unroll
-        for (int q = 0; q < 8; q++) {
-            if (!(x[q] > tr_fninf())) continue;
-            const double a = (double)x[q];
-            if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) continue;
-            if (tr_topp_bin(a, a_max, scale) != bstar) continue;
-            const u32 i = (u32)(u * 8 + q);
-            const u32 slot = atomicAdd(&R->count, 1u);
-            if (slot < TR_TOPP_CAP) {
-                list[2 * slot] = ((u64)tr_fkey(__fadd_rn(x[q], 0.0f)) << 32) | (u64)(~i);
-                list[2 * slot + 1] = tr_top_p_mass(a, a_max, t);
+            for (int k = 0; k < TR_TOPP_UNITS; k++) {
+                const uint4* p = (const uint4*)(xrow + (u0 + k * step) * 8);
+                r[k].v0 = __ldg(p);
+                r[k].v1 = DT == 0 ? __ldg(p + 1) : make_uint4(0, 0, 0, 0);
             }
+        } else {
+#pragma unroll
+            for (int k = 0; k < TR_TOPP_UNITS; k++) {
+                const i64 u = u0 + k * step;
+                r[k] = tr_fetch8<DT>(xrow, u * 8, A.vocab, al, u < uend);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < TR_TOPP_UNITS; k++) {
+            const i64 u = u0 + k * step;
+            float x[8];
+            tr_convert8<DT>(r[k], x);
+#pragma unroll
+            for (int q = 0; q < 8; q++) f(x[q], (u32)(u * 8 + q));
         }
     }
 }
 
-__device__ void tr_topp_cut(const SampleArgs& A) {
-    __shared__ u64 key[TR_TOPP_CAP], mass[TR_TOPP_CAP];
-    __shared__ u32 s_found;
-    if (threadIdx.x == 0) s_found = TR_NO_TOKEN;
-    const u32 row = blockIdx.x, lane = threadIdx.x & 31;
+template <int DT>
+__device__ void tr_topp_hist(const SampleArgs& A) {
+    // bf16 rows: value counts; f32/f16 rows: bin counts and mass sums.
+    constexpr bool VALUES = DT == 1;
+    constexpr u32 NB = VALUES ? TR_TOPP_VALUES : TR_TOPP_BINS;
+    __shared__ u32 h_cnt[NB];
+    __shared__ u64 h_lo[VALUES ? 1 : TR_TOPP_BINS], h_hi[VALUES ? 1 : TR_TOPP_BINS];
+    __shared__ float s_mid[VALUES ? TR_TOPP_MIDCAP : 1];  // middle-bin values of the chunk
+    __shared__ u32 s_nmid;
+    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     RowState st;
     if (!tr_topp_live(A, row, st)) return;
+    const double t = A.temperature[row], min_p = A.min_p[row];
+    const double a_max = st.a_max;
+    const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
     ToppRow* R = tr_topp_state(A, row);
-    if (!R->active) return;
-    const u32 n = R->count;
+    if constexpr (VALUES) {
+        const ToppMap M = tr_topp_map(a_max, t);
+        for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) h_cnt[e] = 0;
+        if (threadIdx.x == 0) {
+            h_lo[0] = h_hi[0] = 0;
+            s_nmid = 0;
+        }
+        if (A.nchunks > 1) {
+            // This chunk's share of the row's value masses (the select's
+            // table), while the loads of the chunk below are in flight.
+            const u32 share = (M.e + A.nchunks - 1) / A.nchunks;
+            const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
+            u64* masses = tr_topp_masses(A, row);
+            for (u32 e = s0 + threadIdx.x; e < s1; e += blockDim.x)
+                masses[e] = e == M.np ? 0 : tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
+        }
+        __syncthreads();
+        // Count the elements of the value entries; the middle bin's (tiny
+        // magnitudes, all distinct masses) are listed and their masses added
+        // after the loop, or in a second look at the chunk if the list fills.
+        tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
+            const u32 e = tr_topp_entry(x, M);
+            if (e == M.np) {
+                const u32 j = atomicAdd(&s_nmid, 1u);
+                if (j < TR_TOPP_MIDCAP) s_mid[j] = x;
+            } else if (e != TR_TOPP_NONE) {
+                atomicAdd(&h_cnt[e], 1u);
+            }
+        });
+        __syncthreads();
+        auto add_mid = [&](float x) {
+            const double a = (double)x;
+            if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
+            const u64 m = tr_top_p_mass(a, a_max, t);
+            if (m != 0) tr_atomic_add128(&h_lo[0], &h_hi[0], (u128)m);
+        };
+        if (s_nmid <= TR_TOPP_MIDCAP) {
+            for (u32 j = threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
+        } else {
+            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
+                if (tr_topp_entry(x, M) == M.np) add_mid(x);
+            });
+        }
+        __syncthreads();
+        if (A.nchunks == 1) {
+            tr_topp_select_values<false>(A, row, st, M, h_cnt, ((u128)h_hi[0] << 64) | (u128)h_lo[0]);
+            return;
+        }
+        u32* cnt = tr_topp_counts(A, row);
+        for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) {
+            if (h_cnt[e] != 0) atomicAdd(&cnt[e], h_cnt[e]);
+        }
+        if (threadIdx.x == 0 && (h_lo[0] | h_hi[0]) != 0)
+            tr_atomic_add128(&R->mid_lo, &R->mid_hi, ((u128)h_hi[0] << 64) | (u128)h_lo[0]);
+        if (!tr_topp_last(A, &R->arrive_hist)) return;
+        const u128 mid_sum = ((u128)__ldcg(&R->mid_hi) << 64) | (u128)__ldcg(&R->mid_lo);
+        tr_topp_select_values<true>(A, row, st, M, cnt, mid_sum);
+        __syncthreads();
+        // Ready for the next call (graph replays included).
+        for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) cnt[e] = 0;
+        if (threadIdx.x == 0) R->mid_lo = R->mid_hi = 0;
+    } else {
+        const double scale = tr_topp_scale(t);
+        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
+            h_cnt[b] = 0;
+            h_lo[b] = 0;
+            h_hi[b] = 0;
+        }
+        __syncthreads();
+        tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
+            if (!(x > tr_fninf())) return;
+            const double a = (double)x;
+            if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
+            const u32 b = tr_topp_bin(a, a_max, scale);
+            if (b >= TR_TOPP_BINS) return;
+            const u64 m = tr_top_p_mass(a, a_max, t);
+            if (m == 0) return;
+            atomicAdd(&h_cnt[b], 1u);
+            tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
+        });
+        __syncthreads();
+        ToppBin* bins = tr_topp_bins(A, row);
+        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
+            if (h_cnt[b] == 0) continue;
+            atomicAdd(&bins[b].cnt, h_cnt[b]);
+            tr_atomic_add128(&bins[b].lo, &bins[b].hi, ((u128)h_hi[b] << 64) | (u128)h_lo[b]);
+        }
+        if (!tr_topp_last(A, &R->arrive_hist)) return;
+        tr_topp_select_bins(A, row);
+    }
+}
+
+// The cut inside bin b* (the row's last gather block): sorts the bin's list by
+// rank and walks it to the first position where the running mass reaches r.
+__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
+    __shared__ u64 key[TR_TOPP_CAP], mass[TR_TOPP_CAP];
+    __shared__ u32 s_found;
+    const u32 lane = threadIdx.x & 31;
+    ToppRow* R = tr_topp_state(A, row);
+    if (threadIdx.x == 0) s_found = TR_NO_TOKEN;
+    const u32 n = __ldcg(&R->count);
     const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -241,8 +484,8 @@ __device__ void tr_topp_cut(const SampleArgs& A) {
     while (p2 < n) p2 <<= 1;
     const u64* list = tr_topp_list(A, row);
     for (u32 j = threadIdx.x; j < p2; j += blockDim.x) {
-        key[j] = j < n ? list[2 * j] : 0;
-        mass[j] = j < n ? list[2 * j + 1] : 0;
+        key[j] = j < n ? __ldcg(&list[2 * j]) : 0;
+        mass[j] = j < n ? __ldcg(&list[2 * j + 1]) : 0;
     }
     __syncthreads();
     // Bitonic sort, descending keys (distinct; the padding 0 sorts last).
@@ -298,11 +541,69 @@ __device__ void tr_topp_cut(const SampleArgs& A) {
     }
 }
 
-extern "C" __global__ void tr_topp_hist_f32(const SampleArgs A) { tr_topp_hist<0>(A); }
-extern "C" __global__ void tr_topp_hist_bf16(const SampleArgs A) { tr_topp_hist<1>(A); }
-extern "C" __global__ void tr_topp_hist_f16(const SampleArgs A) { tr_topp_hist<2>(A); }
-extern "C" __global__ void tr_topp_select_k(const SampleArgs A) { tr_topp_select(A); }
-extern "C" __global__ void tr_topp_gather_f32(const SampleArgs A) { tr_topp_gather<0>(A); }
-extern "C" __global__ void tr_topp_gather_bf16(const SampleArgs A) { tr_topp_gather<1>(A); }
-extern "C" __global__ void tr_topp_gather_f16(const SampleArgs A) { tr_topp_gather<2>(A); }
-extern "C" __global__ void __launch_bounds__(512) tr_topp_cut_k(const SampleArgs A) { tr_topp_cut(A); }
+template <int DT>
+__device__ void tr_topp_gather(const SampleArgs& A) {
+    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
+    RowState st;
+    if (!tr_topp_live(A, row, st)) return;
+    ToppRow* R = tr_topp_state(A, row);
+    if (!R->active) return;
+    const u32 bstar = R->bstar;
+    const double t = A.temperature[row], min_p = A.min_p[row];
+    const double a_max = st.a_max;
+    const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
+    u64* list = tr_topp_list(A, row);
+    auto push = [&](float x, u32 i, u64 m) {
+        const u32 slot = atomicAdd(&R->count, 1u);
+        if (slot < TR_TOPP_CAP) {
+            list[2 * slot] = ((u64)tr_fkey(__fadd_rn(x, 0.0f)) << 32) | (u64)(~i);
+            list[2 * slot + 1] = m;
+        }
+    };
+    if constexpr (DT == 1) {
+        const ToppMap M = tr_topp_map(a_max, t);
+        if (bstar != M.np) {
+            // A value entry: its elements are the bits of its value. b* passed
+            // min-p and has a positive mass (select stopped in it).
+            const u32 hstar = __float_as_uint((float)tr_topp_value(bstar, M));
+            const u64 m = tr_top_p_mass(tr_topp_value(bstar, M), a_max, t);
+            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32 i) {
+                if (__float_as_uint(x) == hstar) push(x, i, m);
+            });
+        } else {
+            // The middle bin: |x| < Z, masses and min-p one by one.
+            const u32 zbits = M.wz << 16;
+            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32 i) {
+                if ((__float_as_uint(x) & 0x7fffffffu) >= zbits) return;
+                const double a = (double)x;
+                if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
+                const u64 m = tr_top_p_mass(a, a_max, t);
+                if (m != 0) push(x, i, m);
+            });
+        }
+    } else {
+        const double scale = tr_topp_scale(t);
+        tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32 i) {
+            if (!(x > tr_fninf())) return;
+            const double a = (double)x;
+            if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
+            if (tr_topp_bin(a, a_max, scale) != bstar) return;
+            const u64 m = tr_top_p_mass(a, a_max, t);
+            if (m != 0) push(x, i, m);
+        });
+    }
+    if (!tr_topp_last(A, &R->arrive_gather)) return;
+    tr_topp_cut(A, row);
+}
+
+// Four blocks of 256 threads an SM (64 registers): the element loops are
+// short; the select and the cut, which run once a row, may spill.
+#ifndef TR_TOPP_BOUNDS
+#define TR_TOPP_BOUNDS __launch_bounds__(256, 4)
+#endif
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_hist<0>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_hist<1>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_hist<2>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_gather<0>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_gather<1>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_gather<2>(A); }

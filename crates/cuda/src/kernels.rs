@@ -22,7 +22,7 @@ const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 22] = [
+pub const KERNEL_NAMES: [&str; 20] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
@@ -36,11 +36,9 @@ pub const KERNEL_NAMES: [&str; 22] = [
     "tr_topp_hist_f32",
     "tr_topp_hist_bf16",
     "tr_topp_hist_f16",
-    "tr_topp_select_k",
     "tr_topp_gather_f32",
     "tr_topp_gather_bf16",
     "tr_topp_gather_f16",
-    "tr_topp_cut_k",
     "tr_noise_dump",
     "tr_math_dump",
     "tr_int_dump",
@@ -115,6 +113,7 @@ pub fn prelude() -> String {
     def("TR_FUSED_WCAP", format!("{}u", crate::launch::FUSED_WCAP));
     def("TR_TOPP_BINS", format!("{}u", crate::launch::TOPP_BINS));
     def("TR_TOPP_CAP", format!("{}u", crate::launch::TOPP_CAP));
+    def("TR_TOPP_VALUES", format!("{}u", crate::launch::TOPP_VALUES));
     s
 }
 
@@ -269,14 +268,12 @@ pub struct Kernels {
     pub filter: [CudaFunction; 3],
     /// `tr_expand_sparse`.
     pub expand: CudaFunction,
-    /// `tr_topp_hist_{f32,bf16,f16}`: binned top-p masses (kernels/topp.cu).
+    /// `tr_topp_hist_{f32,bf16,f16}`: binned top-p masses and, in a row's
+    /// last block, the bin holding the cut (kernels/topp.cu).
     pub topp_hist: [CudaFunction; 3],
-    /// `tr_topp_select_k`: the bin holding the top-p cut.
-    pub topp_select: CudaFunction,
-    /// `tr_topp_gather_{f32,bf16,f16}`: that bin's elements.
+    /// `tr_topp_gather_{f32,bf16,f16}`: that bin's elements and, in a row's
+    /// last block, the cut inside the bin.
     pub topp_gather: [CudaFunction; 3],
-    /// `tr_topp_cut_k`: the cut inside the bin.
-    pub topp_cut: CudaFunction,
     /// `tr_noise_dump`.
     pub noise_dump: CudaFunction,
     /// `tr_math_dump`.
@@ -345,13 +342,11 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
             f("tr_topp_hist_bf16")?,
             f("tr_topp_hist_f16")?,
         ],
-        topp_select: f("tr_topp_select_k")?,
         topp_gather: [
             f("tr_topp_gather_f32")?,
             f("tr_topp_gather_bf16")?,
             f("tr_topp_gather_f16")?,
         ],
-        topp_cut: f("tr_topp_cut_k")?,
         noise_dump: f("tr_noise_dump")?,
         math_dump: f("tr_math_dump")?,
         int_dump: f("tr_int_dump")?,
@@ -403,7 +398,7 @@ mod tests {
 
     #[test]
     fn kernels_get_the_sizes_the_host_allocates_for() {
-        use crate::launch::{FUSED_WCAP, TOPP_BINS, TOPP_CAP, TOPP_ROW_BYTES};
+        use crate::launch::{FUSED_WCAP, TOPP_BINS, TOPP_CAP, TOPP_ROW_BYTES, TOPP_VALUES};
         use crate::params::FUSED_TOP_K_MAX;
         let p = prelude();
         for line in [
@@ -411,13 +406,20 @@ mod tests {
             format!("#define TR_FUSED_WCAP {FUSED_WCAP}u"),
             format!("#define TR_TOPP_BINS {TOPP_BINS}u"),
             format!("#define TR_TOPP_CAP {TOPP_CAP}u"),
+            format!("#define TR_TOPP_VALUES {TOPP_VALUES}u"),
         ] {
             assert!(p.contains(&line), "{line}");
         }
-        // The per-row record of the binned top-p path: state, histogram, list.
+        // The per-row record of the binned top-p path: state, histogram (a
+        // bf16 row's value counts and masses in the same place), list.
+        let src = source();
+        assert!(src.contains("#define TR_TOPP_ROW_U64 (8 + TR_TOPP_HIST_U64 + TR_TOPP_CAP * 2)"));
+        assert!(src.contains("#define TR_TOPP_HIST_U64 (TR_TOPP_BINS * 3 + TR_TOPP_VALUES)"));
         assert!(
-            source().contains("#define TR_TOPP_ROW_U64 (4 + TR_TOPP_BINS * 3 + TR_TOPP_CAP * 2)")
+            TOPP_VALUES * 4 <= TOPP_BINS * 24,
+            "value counts fit the bin area"
         );
-        assert_eq!(TOPP_ROW_BYTES, 8 * (4 + TOPP_BINS * 3 + TOPP_CAP * 2));
+        let hist_u64 = TOPP_BINS * 3 + TOPP_VALUES;
+        assert_eq!(TOPP_ROW_BYTES, 8 * (8 + hist_u64 + TOPP_CAP * 2));
     }
 }

@@ -37,9 +37,14 @@ pub const TOPP_BINS: u64 = 1024;
 /// Elements of the cut's bin the binned top-p path sorts; a row with more
 /// goes to the filter kernel (`TR_TOPP_CAP`).
 pub const TOPP_CAP: u64 = 2048;
-/// Workspace bytes per row of the binned top-p path: its state (32 bytes),
-/// the histogram (24 bytes a bin) and the bin's list (16 bytes an element).
-pub const TOPP_ROW_BYTES: u64 = 32 + TOPP_BINS * 24 + TOPP_CAP * 16;
+/// Value entries of a bf16 row's top-p histogram (`TR_TOPP_VALUES`): one per
+/// bf16 value within 45 T of the row's maximum, tiny magnitudes pooled.
+pub const TOPP_VALUES: u64 = 4096;
+/// Workspace bytes per row of the binned top-p path: its state (64 bytes),
+/// the histogram (an f32/f16 row's bins, 24 bytes a bin, or in the same place
+/// a bf16 row's value counts, 4 bytes an entry), a bf16 row's value masses
+/// (8 bytes an entry) and the bin's list (16 bytes an element).
+pub const TOPP_ROW_BYTES: u64 = 64 + TOPP_BINS * 24 + TOPP_VALUES * 8 + TOPP_CAP * 16;
 
 /// A resolved launch shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

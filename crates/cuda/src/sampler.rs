@@ -499,12 +499,11 @@ impl Sampler {
         };
         self.launch(pass, &mut args, pass_blocks, g.block_threads, smem)?;
         if topp_on && params.any_topp() {
-            // Binned top-p (kernels/topp.cu): masses into bins, the cut's bin,
-            // its elements, the cut. Rows it cannot finish stay for the filter kernel.
+            // Binned top-p (kernels/topp.cu): masses into bins and the cut's
+            // bin; its elements and the cut. Rows it cannot finish stay for the
+            // filter kernel.
             self.launch(&k.topp_hist[dt], &mut args, pass_blocks, 256, 0)?;
-            self.launch(&k.topp_select, &mut args, rows as u32, 256, 0)?;
             self.launch(&k.topp_gather[dt], &mut args, pass_blocks, 256, 0)?;
-            self.launch(&k.topp_cut, &mut args, rows as u32, 512, 0)?;
         }
         if params.needs_filter_pass(fused_on) {
             self.launch(&k.filter[dt], &mut args, rows as u32, g.filter_threads, 0)?;

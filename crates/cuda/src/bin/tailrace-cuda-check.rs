@@ -69,6 +69,9 @@ struct Cli {
     /// `TR_FAST_BOUNDS=__launch_bounds__(512)`).
     #[arg(long)]
     variant: Vec<String>,
+    /// The grid mode (plain, top_k50, top_p0.9, ...) the variants are timed in.
+    #[arg(long, default_value = "plain")]
+    variant_mode: String,
     /// Stop the differential check after this many seconds.
     #[arg(long, default_value_t = 240)]
     diff_budget_s: u64,
@@ -1342,6 +1345,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     }
     // Register-budget variants of the kernels (same results, other speed).
     let mut variants = Vec::new();
+    let vraw = grid_mode(&cli.variant_mode, NoiseProfile::Exact)
+        .with_context(|| format!("unknown --variant-mode {}", cli.variant_mode))?;
     for v in &cli.variant {
         let defines: Vec<String> = v.split(';').map(str::to_string).collect();
         let mut vs = match Sampler::with_variant(stream.clone(), &defines) {
@@ -1353,11 +1358,11 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         };
         for rows in [1usize, 64, 256, 1024] {
             let c = cfg(
-                &format!("exact T=1 [{v}]"),
+                &format!("exact T=1 {} [{v}]", cli.variant_mode),
                 Dtype::Bf16,
                 131072,
                 rows,
-                plain,
+                vraw,
                 d,
             );
             match time_cfg(&mut vs, &mut pool, &c, cli, bw, &mut rng) {

@@ -224,7 +224,8 @@ fn fill_row(r: &mut Rng, dtype: Dtype, x: &mut [f32]) -> &'static str {
     let v = x.len();
     let limit = if dtype == Dtype::F16 { 60000.0 } else { 3.0e38 };
     let kind = match r.below(100) {
-        0..=39 => "normal",
+        0..=35 => "normal",
+        36..=39 => "near_zero",
         40..=54 => "peaked",
         55..=69 => "ties",
         70..=77 => "wide",
@@ -280,6 +281,17 @@ fn fill_row(r: &mut Rng, dtype: Dtype, x: &mut [f32]) -> &'static str {
             x[i] = f32::INFINITY;
         }
         "all_masked" => x.fill(f32::NEG_INFINITY),
+        "near_zero" => {
+            // Tiny magnitudes (subnormals included) next to a few ordinary values.
+            let s = r.pick(&[1e-3, 1e-20, 1e-39]);
+            for xi in x.iter_mut() {
+                *xi = if r.chance(0.01) {
+                    r.normal() as f32
+                } else {
+                    (r.normal() * s) as f32
+                };
+            }
+        }
         "extreme" => {
             for xi in x.iter_mut() {
                 *xi = (r.normal() * 1e37).clamp(-3.0e38, 3.0e38) as f32;
