@@ -45,6 +45,8 @@ pub const TOPP_VALUES: u64 = 4096;
 /// a bf16 row's value counts, 4 bytes an entry), a bf16 row's value masses
 /// (8 bytes an entry) and the bin's list (16 bytes an element).
 pub const TOPP_ROW_BYTES: u64 = 64 + TOPP_BINS * 24 + TOPP_VALUES * 8 + TOPP_CAP * 16;
+// A bf16 row's value counts live in the bins' place (kernels/topp.cu).
+const _: () = assert!(TOPP_VALUES * 4 <= TOPP_BINS * 24);
 
 /// A resolved launch shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
