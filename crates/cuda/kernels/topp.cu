@@ -248,14 +248,20 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
     const u64* masses = tr_topp_masses(A, row);
     const u32 per = (M.e + blockDim.x - 1) / blockDim.x;
     const u32 e0 = min(threadIdx.x * per, M.e), e1 = min(e0 + per, M.e);
+    // Branch-free where the masses are in the table (the middle entry's count
+    // and table mass are 0), so that the loads of a segment overlap.
     auto mass = [&](u32 e) -> u128 {
+        if (G) {
+            const u128 cm = (u128)__ldcg(&cnt[e]) * (u128)__ldcg(&masses[e]);
+            return e == M.np ? mid : cm;
+        }
         if (e == M.np) return mid;
-        const u32 c = G ? __ldcg(&cnt[e]) : cnt[e];
+        const u32 c = cnt[e];
         if (c == 0) return 0;
-        const u64 m = G ? __ldcg(&masses[e]) : tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
-        return (u128)c * (u128)m;
+        return (u128)c * (u128)tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
     };
     u128 sum = 0;
+#pragma unroll 4
     for (u32 e = e0; e < e1; e++) sum += mass(e);
     u128 total;
     const u128 incl = tr_block_scan_u128(sum, &total);
@@ -317,9 +323,12 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
 // TR_TOPP_UNITS units of 8 elements before it looks at any, so that enough
 // loads are in flight to keep the memory busy.
 #ifndef TR_TOPP_UNITS
-#define TR_TOPP_UNITS 4
+#define TR_TOPP_UNITS 2
 #endif
-template <int DT, class F>
+#ifndef TR_TOPP_GATHER_UNITS
+#define TR_TOPP_GATHER_UNITS TR_TOPP_UNITS
+#endif
+template <int DT, int UNITS = TR_TOPP_UNITS, class F>
 __device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 chunk, F f) {
     typedef typename Elem<DT>::T ET;
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
@@ -327,26 +336,26 @@ __device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 
     const i64 lo = (i64)chunk * A.chunk_len;
     const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
     const i64 uend = (hi + 7) >> 3, step = blockDim.x;
-    for (i64 u0 = (lo >> 3) + threadIdx.x; u0 < uend; u0 += TR_TOPP_UNITS * step) {
-        Raw8 r[TR_TOPP_UNITS];
-        const i64 ulast = u0 + (TR_TOPP_UNITS - 1) * step;
+    for (i64 u0 = (lo >> 3) + threadIdx.x; u0 < uend; u0 += UNITS * step) {
+        Raw8 r[UNITS];
+        const i64 ulast = u0 + (UNITS - 1) * step;
         if (al && ulast < uend && ulast * 8 + 8 <= (i64)A.vocab) {
             // Interior: whole aligned units of this chunk, 16-byte loads only.
 #pragma unroll
-            for (int k = 0; k < TR_TOPP_UNITS; k++) {
+            for (int k = 0; k < UNITS; k++) {
                 const uint4* p = (const uint4*)(xrow + (u0 + k * step) * 8);
                 r[k].v0 = __ldg(p);
                 r[k].v1 = DT == 0 ? __ldg(p + 1) : make_uint4(0, 0, 0, 0);
             }
         } else {
 #pragma unroll
-            for (int k = 0; k < TR_TOPP_UNITS; k++) {
+            for (int k = 0; k < UNITS; k++) {
                 const i64 u = u0 + k * step;
                 r[k] = tr_fetch8<DT>(xrow, u * 8, A.vocab, al, u < uend);
             }
         }
 #pragma unroll
-        for (int k = 0; k < TR_TOPP_UNITS; k++) {
+        for (int k = 0; k < UNITS; k++) {
             const i64 u = u0 + k * step;
             float x[8];
             tr_convert8<DT>(r[k], x);
@@ -464,31 +473,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     }
 }
 
-// The cut inside bin b* (the row's last gather block): sorts the bin's list by
-// rank and walks it to the first position where the running mass reaches r.
-__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
-    __shared__ u64 key[TR_TOPP_CAP], mass[TR_TOPP_CAP];
-    __shared__ u32 s_found;
-    const u32 lane = threadIdx.x & 31;
-    ToppRow* R = tr_topp_state(A, row);
-    if (threadIdx.x == 0) s_found = TR_NO_TOKEN;
-    const u32 n = __ldcg(&R->count);
-    const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        R->count = 0;  // ready for the next call
-        R->active = 0;
-    }
-    if (n > TR_TOPP_CAP) return;  // the filter kernel takes the row (pad0 stays 0)
-    u32 p2 = 1;
-    while (p2 < n) p2 <<= 1;
-    const u64* list = tr_topp_list(A, row);
-    for (u32 j = threadIdx.x; j < p2; j += blockDim.x) {
-        key[j] = j < n ? __ldcg(&list[2 * j]) : 0;
-        mass[j] = j < n ? __ldcg(&list[2 * j + 1]) : 0;
-    }
-    __syncthreads();
-    // Bitonic sort, descending keys (distinct; the padding 0 sorts last).
+// Bitonic sort of key[0, p2) (p2 a power of two), descending, masses along;
+// every thread of the block calls it.
+__device__ void tr_topp_bitonic(u64* key, u64* mass, u32 p2) {
     for (u32 size = 2; size <= p2; size <<= 1) {
         for (u32 stride = size >> 1; stride > 0; stride >>= 1) {
             for (u32 j = threadIdx.x; j < p2; j += blockDim.x) {
@@ -508,7 +495,16 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
             __syncthreads();
         }
     }
-    // The first position where the running mass reaches r.
+}
+
+// The first position of the sorted list where the running mass reaches r: the
+// cut. Every thread of the block calls it.
+__device__ void tr_topp_walk(const SampleArgs& A, u32 row, const u64* key, const u64* mass, u32 n,
+                             u128 r) {
+    __shared__ u32 s_found;
+    const u32 lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) s_found = TR_NO_TOKEN;
+    __syncthreads();
     if (threadIdx.x < 32) {
         const u32 per = (n + 31) / 32;
         u128 sum = 0;
@@ -522,6 +518,7 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
             u128 before = excl;
             for (u32 q = 0; q < per; q++) {
                 const u32 j = lane * per + q;
+                if (j >= n) break;
                 before += mass[j];
                 if (before >= r) {
                     s_found = j;
@@ -539,6 +536,47 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
         A.rowstate[row].cut_index = ~(u32)k;
         A.rowstate[row].pad0 = 1;  // cut found: the filter kernel skips the row
     }
+}
+
+// The cut inside bin b* (the row's last gather block): sorts the bin's list by
+// rank and walks it to the first position where the running mass reaches r.
+__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
+    __shared__ u64 key[TR_TOPP_CAP], mass[TR_TOPP_CAP];
+    ToppRow* R = tr_topp_state(A, row);
+    const u32 n = __ldcg(&R->count);
+    const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        R->count = 0;  // ready for the next call
+        R->active = 0;
+    }
+    if (n > TR_TOPP_CAP) return;  // the filter kernel takes the row (pad0 stays 0)
+    u32 p2 = 1;
+    while (p2 < n) p2 <<= 1;
+    const u64* list = tr_topp_list(A, row);
+    for (u32 j = threadIdx.x; j < p2; j += blockDim.x) {
+        key[j] = j < n ? __ldcg(&list[2 * j]) : 0;
+        mass[j] = j < n ? __ldcg(&list[2 * j + 1]) : 0;
+    }
+    __syncthreads();
+    // Sorted by rank key, descending (keys are distinct): a short list by
+    // counting each key's rank (no barrier per step), placed after the input;
+    // a long one by a bitonic sort in place.
+    u32 base = 0;
+    if (n <= TR_TOPP_CAP / 4) {
+        base = TR_TOPP_CAP / 2;
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u64 k = key[j];
+            u32 rank = 0;
+            for (u32 q = 0; q < n; q++) rank += key[q] > k ? 1u : 0u;
+            key[base + rank] = k;
+            mass[base + rank] = mass[j];
+        }
+        __syncthreads();
+    } else {
+        tr_topp_bitonic(key, mass, p2);
+    }
+    tr_topp_walk(A, row, key + base, mass + base, n, r);
 }
 
 template <int DT>
@@ -567,13 +605,13 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
             // min-p and has a positive mass (select stopped in it).
             const u32 hstar = __float_as_uint((float)tr_topp_value(bstar, M));
             const u64 m = tr_top_p_mass(tr_topp_value(bstar, M), a_max, t);
-            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32 i) {
+            tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
                 if (__float_as_uint(x) == hstar) push(x, i, m);
             });
         } else {
             // The middle bin: |x| < Z, masses and min-p one by one.
             const u32 zbits = M.wz << 16;
-            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32 i) {
+            tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
                 if ((__float_as_uint(x) & 0x7fffffffu) >= zbits) return;
                 const double a = (double)x;
                 if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
@@ -583,7 +621,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
         }
     } else {
         const double scale = tr_topp_scale(t);
-        tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32 i) {
+        tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
             if (!(x > tr_fninf())) return;
             const double a = (double)x;
             if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
@@ -601,9 +639,12 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 #ifndef TR_TOPP_BOUNDS
 #define TR_TOPP_BOUNDS __launch_bounds__(256, 4)
 #endif
+#ifndef TR_TOPP_GATHER_BOUNDS
+#define TR_TOPP_GATHER_BOUNDS TR_TOPP_BOUNDS
+#endif
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_hist<0>(A); }
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_hist<1>(A); }
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_hist<2>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_gather<0>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_gather<1>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_gather<2>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_gather<0>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_gather<1>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_gather<2>(A); }
