@@ -1283,6 +1283,22 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
+    // f32/f16 logits take the scaled-bin top-p path (a mass per element).
+    for dtype in [Dtype::F32, Dtype::F16] {
+        for rows in [1usize, 256, 1024] {
+            cfgs.push(cfg(
+                "top-p 0.9",
+                dtype,
+                131072,
+                rows,
+                RawParams {
+                    top_p: 0.9,
+                    ..plain
+                },
+                d,
+            ));
+        }
+    }
     for rows in [1usize, 256] {
         cfgs.push(cfg(
             "top-p 0.9, filter kernel path (no fused)",
