@@ -390,7 +390,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         }
         if (A.nchunks > 1) {
             // This chunk's share of the row's value masses (the select's
-            // table), while the loads of the chunk below are in flight.
+            // table): a few per block, so no block waits long on them.
             const u32 share = (M.e + A.nchunks - 1) / A.nchunks;
             const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
             u64* masses = tr_topp_masses(A, row);
