@@ -99,6 +99,19 @@ template <> struct Elem<2> {
     static __device__ __forceinline__ float cvt(u16 v) { return tr_f16_to_f32(v); }
 };
 
+// Programmatic dependent launch (sm_90 and later): the sampler launches its
+// kernels so that each may be scheduled while the previous one in the stream
+// still runs. Every sampling kernel calls this first: it waits until the
+// previous grid has completed and its writes are visible (at once when there
+// is no such grid, or on older devices), then lets the next kernel of the
+// stream be scheduled. No global memory is touched before it.
+__device__ __forceinline__ void tr_grid_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Eight consecutive elements [base, base + 8) of a row, raw: their bits as
 // stored (two words of f32 per uint4, or eight 16-bit values in one uint4).
 // Positions at or past `vocab` read as -inf (masked, so they never count).

@@ -1219,15 +1219,16 @@ __device__ void tr_pass(const SampleArgs& A) {
     if (s_ctl.go) tr_fused_finish(A, row, f_smem, s_ctl, s_best_s, s_best_i);
 }
 
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_pass<0, false>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_pass<1, false>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_pass<2, false>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_pass<0, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_pass<1, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_pass<2, true>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true>(A); }
 
 // ---- sparse bias rows expanded to dense rows ----
 extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {
+    tr_grid_begin();
     const u32 row = blockIdx.x;
     if (A.bias_kind[row] != TR_BIAS_SPARSE) return;
     float* dst = A.sparse_dense + (u64)A.bias_slot[row] * (u64)A.vocab;
@@ -1539,6 +1540,6 @@ __device__ void tr_filter(const SampleArgs& A) {
         tr_filter_row<DT, false>(S, A, row, st, brow);
 }
 
-extern "C" __global__ void __launch_bounds__(512) tr_filter_f32(const SampleArgs A) { tr_filter<0>(A); }
-extern "C" __global__ void __launch_bounds__(512) tr_filter_bf16(const SampleArgs A) { tr_filter<1>(A); }
-extern "C" __global__ void __launch_bounds__(512) tr_filter_f16(const SampleArgs A) { tr_filter<2>(A); }
+extern "C" __global__ void __launch_bounds__(512) tr_filter_f32(const SampleArgs A) { tr_grid_begin(); tr_filter<0>(A); }
+extern "C" __global__ void __launch_bounds__(512) tr_filter_bf16(const SampleArgs A) { tr_grid_begin(); tr_filter<1>(A); }
+extern "C" __global__ void __launch_bounds__(512) tr_filter_f16(const SampleArgs A) { tr_grid_begin(); tr_filter<2>(A); }

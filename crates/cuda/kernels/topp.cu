@@ -142,15 +142,84 @@ __device__ ToppMap tr_topp_map(double a_max, double t) {
         M.wz += 0x80u;  // Z doubles: one binade fewer on each side
     }
 }
-// The entry of a bf16 value x <= a_max (x not NaN or +inf: such rows are
-// errors), or TR_TOPP_NONE (mass 0, -inf included). Branch-free.
-__device__ __forceinline__ u32 tr_topp_entry(float x, const ToppMap& M) {
-    const u32 h = __float_as_uint(x) >> 16, w = h & 0x7fffu;
-    const bool neg = (h >> 15) != 0;
-    u32 e = neg ? M.np + 1 + (w - M.wn0) : M.wa - w;
-    const bool in = neg ? (w >= M.wn0 && w <= M.wl) : w >= M.wp1;
-    e = in ? e : TR_TOPP_NONE;
-    return w < M.wz ? M.np : e;
+// The entry map of a bf16 row as integer steps on raw bits, two values a
+// word. The order key of bf16 bits h (h ^ 0xffff for negative h, h | 0x8000
+// otherwise) is monotone in the value, and every entry is a run of keys below
+// K: with d = K - key, the entry is d - min(max(d, P) - P, G). P positive
+// entries (d < P) come first, then the G + 1 keys of the middle bin share
+// entry P, then one entry a key below. Valid entries are those below `ec`.
+// K is the key of a_max, raised to the top of the middle bin when a_max lies
+// in it, or plus one (the empty middle entry 0 then comes first) when a_max
+// is negative below it, so that no element has a key above K: the 16-bit
+// differences never borrow from the upper half. Where the window ends above
+// Z (lo > Z: positive values in [Z, lo) have no entry), G = 0 and only the
+// positive entries are valid; the middle bin is then empty, and the values
+// left out (all below a_max - 45 T) have mass 0, so the sums are those of the
+// map above.
+struct ToppKeys {
+    u32 k2, p2, g2;  // K, P and G in both 16-bit halves
+    u32 ec;          // entries below ec are counted
+    u32 mid;         // the middle entry, or TR_TOPP_NONE where it is empty
+};
+__device__ __forceinline__ ToppKeys tr_topp_keys(const ToppMap& M, double a_max) {
+    const u32 ha = __float_as_uint((float)a_max) >> 16;
+    const bool apos = (ha >> 15) == 0;
+    u32 k, p, g;
+    ToppKeys Q;
+    Q.ec = M.e;
+    Q.mid = M.np;
+    if (M.wp1 > M.wz) {
+        // lo > Z: positive entries only.
+        k = 0x8000u | M.wa;
+        p = M.np;
+        g = 0;
+        Q.ec = M.np;
+        Q.mid = TR_TOPP_NONE;
+    } else if (apos && M.wa >= M.wz) {
+        k = 0x8000u | M.wa;
+        p = M.np;
+        g = 2 * M.wz - 1;
+    } else if (M.wa < M.wz) {
+        k = 0x8000u + M.wz - 1;  // a_max in the middle bin: its top key
+        p = 0;
+        g = 2 * M.wz - 1;
+    } else {
+        k = 0x8000u - M.wa;  // a_max negative below -Z: key(a_max) + 1
+        p = 0;
+        g = 0;
+    }
+    Q.k2 = k | (k << 16);
+    Q.p2 = p | (p << 16);
+    Q.g2 = g | (g << 16);
+    return Q;
+}
+// Unsigned max / min of each 16-bit half (one instruction on sm_90).
+__device__ __forceinline__ u32 tr_max_u16x2(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    u32 r;
+    asm("max.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return __vmaxu2(a, b);
+#endif
+}
+__device__ __forceinline__ u32 tr_min_u16x2(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    u32 r;
+    asm("min.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return __vminu2(a, b);
+#endif
+}
+// The entries of the two bf16 values of word w (low half first): branch-free,
+// 16-bit SIMD. Elements of the row (<= a_max, -inf included) only.
+__device__ __forceinline__ u32 tr_topp_entries2(u32 w, const ToppKeys& Q) {
+    const u32 s = (w >> 15) & 0x00010001u;
+    const u32 key = w ^ (s * 0x7fffu + 0x80008000u);
+    const u32 d = Q.k2 - key;
+    const u32 t = tr_max_u16x2(d, Q.p2) - Q.p2;
+    return d - tr_min_u16x2(t, Q.g2);
 }
 // The value of a value entry (e != np).
 __device__ __forceinline__ double tr_topp_value(u32 e, const ToppMap& M) {
@@ -318,18 +387,18 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
     }
 }
 
-// The elements of one chunk of a row: f(x, index) for every element, -inf
-// included (positions past the row read as -inf). A thread loads
-// TR_TOPP_UNITS units of 8 elements before it looks at any, so that enough
-// loads are in flight to keep the memory busy.
+// The units of one chunk of a row: g(raw, u) for every unit u (8 elements
+// from index 8 u, raw as loaded; positions past the row read as -inf). A
+// thread loads UNITS units before it looks at any, so that enough loads are in
+// flight to keep the memory busy.
 #ifndef TR_TOPP_UNITS
 #define TR_TOPP_UNITS 2
 #endif
 #ifndef TR_TOPP_GATHER_UNITS
 #define TR_TOPP_GATHER_UNITS TR_TOPP_UNITS
 #endif
-template <int DT, int UNITS = TR_TOPP_UNITS, class F>
-__device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 chunk, F f) {
+template <int DT, int UNITS = TR_TOPP_UNITS, class G>
+__device__ __forceinline__ void tr_topp_units(const SampleArgs& A, u32 row, u32 chunk, G g) {
     typedef typename Elem<DT>::T ET;
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
     const bool al = (((u64)xrow) & 15) == 0;
@@ -355,14 +424,47 @@ __device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 
             }
         }
 #pragma unroll
-        for (int k = 0; k < UNITS; k++) {
-            const i64 u = u0 + k * step;
-            float x[8];
-            tr_convert8<DT>(r[k], x);
-#pragma unroll
-            for (int q = 0; q < 8; q++) f(x[q], (u32)(u * 8 + q));
-        }
+        for (int k = 0; k < UNITS; k++) g(r[k], u0 + k * step);
     }
+}
+
+// The elements of one chunk of a row: f(x, index) for every element, -inf
+// included.
+template <int DT, int UNITS = TR_TOPP_UNITS, class F>
+__device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 chunk, F f) {
+    tr_topp_units<DT, UNITS>(A, row, chunk, [&](const Raw8& r, i64 u) {
+        float x[8];
+        tr_convert8<DT>(r, x);
+#pragma unroll
+        for (int q = 0; q < 8; q++) f(x[q], (u32)(u * 8 + q));
+    });
+}
+
+// The value entries of the eight bf16 values of a unit, each clamped to at
+// most Q.ec (the slot where the elements without a counted entry go): f(x, e)
+// for each.
+template <class F>
+__device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& Q, F f) {
+    const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+    const u32 ec2 = Q.ec | (Q.ec << 16);
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const u32 e2 = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
+        f(__uint_as_float(w[j] << 16), e2 & 0xffffu);
+        f(__uint_as_float(w[j] & 0xffff0000u), e2 >> 16);
+    }
+}
+// Whether some element of the unit falls in the middle bin (Q.mid).
+__device__ __forceinline__ bool tr_topp_any_mid(const Raw8& r, const ToppKeys& Q) {
+    const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+    const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : Q.mid | (Q.mid << 16);
+    u32 z = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const u32 h = tr_topp_entries2(w[j], Q) ^ mid2;  // a zero half: a middle element
+        z |= (h - 0x00010001u) & ~h & 0x80008000u;
+    }
+    return z != 0;
 }
 
 template <int DT>
@@ -370,7 +472,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // bf16 rows: value counts; f32/f16 rows: bin counts and mass sums.
     constexpr bool VALUES = DT == 1;
     constexpr u32 NB = VALUES ? TR_TOPP_VALUES : TR_TOPP_BINS;
-    __shared__ u32 h_cnt[NB];
+    __shared__ u32 h_cnt[NB + 1];
     __shared__ u64 h_lo[VALUES ? 1 : TR_TOPP_BINS], h_hi[VALUES ? 1 : TR_TOPP_BINS];
     __shared__ float s_mid[VALUES ? TR_TOPP_MIDCAP : 1];  // middle-bin values of the chunk
     __shared__ u32 s_nmid;
@@ -383,7 +485,8 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     ToppRow* R = tr_topp_state(A, row);
     if constexpr (VALUES) {
         const ToppMap M = tr_topp_map(a_max, t);
-        for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) h_cnt[e] = 0;
+        const ToppKeys Q = tr_topp_keys(M, a_max);
+        for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[e] = 0;
         if (threadIdx.x == 0) {
             h_lo[0] = h_hi[0] = 0;
             s_nmid = 0;
@@ -401,13 +504,17 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // Count the elements of the value entries; the middle bin's (tiny
         // magnitudes, all distinct masses) are listed and their masses added
         // after the loop, or in a second look at the chunk if the list fills.
-        tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
-            const u32 e = tr_topp_entry(x, M);
-            if (e == M.np) {
-                const u32 j = atomicAdd(&s_nmid, 1u);
-                if (j < TR_TOPP_MIDCAP) s_mid[j] = x;
-            } else if (e != TR_TOPP_NONE) {
-                atomicAdd(&h_cnt[e], 1u);
+        // Every element adds to a slot, no branch: those without a counted
+        // entry to slot Q.ec, which the select never reads (past the entries,
+        // or the middle entry, whose count is never read).
+        tr_topp_units<DT>(A, row, chunk, [&](const Raw8& r, i64) {
+            tr_topp_entries8(r, Q, [&](float, u32 e) { atomicAdd(&h_cnt[e], 1u); });
+            if (tr_topp_any_mid(r, Q)) {
+                tr_topp_entries8(r, Q, [&](float x, u32 e) {
+                    if (e != Q.mid) return;
+                    const u32 j = atomicAdd(&s_nmid, 1u);
+                    if (j < TR_TOPP_MIDCAP) s_mid[j] = x;
+                });
             }
         });
         __syncthreads();
@@ -420,8 +527,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         if (s_nmid <= TR_TOPP_MIDCAP) {
             for (u32 j = threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
         } else {
-            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
-                if (tr_topp_entry(x, M) == M.np) add_mid(x);
+            tr_topp_units<DT>(A, row, chunk, [&](const Raw8& r, i64) {
+                tr_topp_entries8(r, Q, [&](float x, u32 e) {
+                    if (e == Q.mid) add_mid(x);
+                });
             });
         }
         __syncthreads();
@@ -642,9 +751,9 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 #ifndef TR_TOPP_GATHER_BOUNDS
 #define TR_TOPP_GATHER_BOUNDS TR_TOPP_BOUNDS
 #endif
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_hist<0>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_hist<1>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_hist<2>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_gather<0>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_gather<1>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_gather<2>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_hist<0>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_hist<1>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_hist<2>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_gather<0>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_gather<1>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_gather<2>(A); }

@@ -22,6 +22,12 @@ pub struct LaunchOptions {
     /// T > 0) nor the binned top-p path (top-p without top-k, no bias, T > 0):
     /// such rows then go through the filter kernel. Same results.
     pub no_fused: bool,
+    /// Launch every kernel with plain stream order. By default, on devices
+    /// of compute capability 9.0 and later, kernels are launched with
+    /// programmatic dependent launch: each may be scheduled while the
+    /// previous one runs, and waits for it (and for its writes) before it
+    /// touches memory. Same results.
+    pub no_pdl: bool,
 }
 
 /// Keys in each warp's fused top-k buffer (`TR_FUSED_WCAP` in the kernels);

@@ -283,6 +283,8 @@ pub struct Sampler {
     stream: Arc<CudaStream>,
     kernels: Arc<Kernels>,
     sm_count: u32,
+    /// Programmatic dependent launch is available (compute capability >= 9.0).
+    pdl: bool,
     ws: Workspace,
 }
 
@@ -311,11 +313,15 @@ impl Sampler {
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .ctx("reading the multiprocessor count")? as u32;
+        let major = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+            .ctx("reading the compute capability")?;
         Ok(Sampler {
             ctx,
             stream,
             kernels,
             sm_count,
+            pdl: major >= 9,
             ws: Workspace::default(),
         })
     }
@@ -473,9 +479,10 @@ impl Sampler {
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
+        let pdl = self.pdl && !opts.no_pdl;
         self.ctx.bind_to_thread().ctx("binding the context")?;
         if params.any_sparse() {
-            self.launch(&k.expand, &mut args, rows as u32, 256, 0)?;
+            self.launch(&k.expand, &mut args, (rows as u32, 256, 0), pdl)?;
         }
         let pass_blocks = rows as u32 * g.nchunks;
         let pass = if params.fast_path(fused_on) && !opts.generic {
@@ -497,44 +504,79 @@ impl Sampler {
         } else {
             g.pass_smem
         };
-        self.launch(pass, &mut args, pass_blocks, g.block_threads, smem)?;
+        self.launch(pass, &mut args, (pass_blocks, g.block_threads, smem), pdl)?;
         if topp_on && params.any_topp() {
             // Binned top-p (kernels/topp.cu): masses into bins and the cut's
             // bin; its elements and the cut. Rows it cannot finish stay for the
             // filter kernel.
-            self.launch(&k.topp_hist[dt], &mut args, pass_blocks, 256, 0)?;
-            self.launch(&k.topp_gather[dt], &mut args, pass_blocks, 256, 0)?;
+            self.launch(&k.topp_hist[dt], &mut args, (pass_blocks, 256, 0), pdl)?;
+            self.launch(&k.topp_gather[dt], &mut args, (pass_blocks, 256, 0), pdl)?;
         }
         if params.needs_filter_pass(fused_on) {
-            self.launch(&k.filter[dt], &mut args, rows as u32, g.filter_threads, 0)?;
+            self.launch(&k.filter[dt], &mut args, (rows as u32, g.filter_threads, 0), pdl)?;
             args.phase = 1;
-            self.launch(pass, &mut args, pass_blocks, g.block_threads, g.pass_smem)?;
+            self.launch(pass, &mut args, (pass_blocks, g.block_threads, g.pass_smem), pdl)?;
         }
         Ok(())
     }
 
+    /// Launches one kernel of the sequence: `shape` is (grid, block, dynamic
+    /// shared memory). With `pdl`, the kernel may be scheduled while the
+    /// previous one in the stream runs (every sampling kernel waits for it
+    /// first: `tr_grid_begin`).
     fn launch(
         &self,
         f: &CudaFunction,
         args: &mut SampleArgs,
-        grid: u32,
-        block: u32,
-        smem: u32,
+        shape: (u32, u32, u32),
+        pdl: bool,
     ) -> Result<()> {
+        let (grid, block, smem) = shape;
         let mut params = [args as *mut SampleArgs as *mut c_void];
-        // SAFETY: the argument block matches the kernel's `SampleArgs` by value;
-        // every pointer in it is live for the queued work (borrowed descriptors,
-        // the sampler's own workspace and the parameters' buffers).
+        if !pdl {
+            // SAFETY: the argument block matches the kernel's `SampleArgs` by
+            // value; every pointer in it is live for the queued work (borrowed
+            // descriptors, the sampler's own workspace and the parameters'
+            // buffers).
+            return unsafe {
+                drv::launch_kernel(
+                    f.cu_function(),
+                    (grid, 1, 1),
+                    (block, 1, 1),
+                    smem,
+                    self.stream.cu_stream(),
+                    &mut params,
+                )
+            }
+            .ctx("launching a sampling kernel");
+        }
+        // SAFETY: an all-zero launch attribute is a valid value of the union
+        // (its `pad` member); the fields that matter are set below.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: smem,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: as above; `config` and `attr` outlive the call, which copies them.
         unsafe {
-            drv::launch_kernel(
+            sys::cuLaunchKernelEx(
+                &config,
                 f.cu_function(),
-                (grid, 1, 1),
-                (block, 1, 1),
-                smem,
-                self.stream.cu_stream(),
-                &mut params,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
             )
         }
+        .result()
         .ctx("launching a sampling kernel")
     }
 

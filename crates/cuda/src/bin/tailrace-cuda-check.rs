@@ -785,6 +785,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             queue_cap: 32,
             generic: true,
             no_fused: true,
+            no_pdl: true,
         },
         LaunchOptions {
             block_threads: 512,
@@ -793,6 +794,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             queue_cap: 32,
             generic: false,
             no_fused: false,
+            no_pdl: false,
         },
         LaunchOptions {
             block_threads: 128,
@@ -801,6 +803,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             queue_cap: 200,
             generic: true,
             no_fused: true,
+            no_pdl: false,
         },
         LaunchOptions {
             block_threads: 64,
@@ -809,6 +812,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             queue_cap: 0,
             generic: false,
             no_fused: false,
+            no_pdl: true,
         },
         LaunchOptions {
             block_threads: 512,
@@ -817,6 +821,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             queue_cap: 96,
             generic: true,
             no_fused: false,
+            no_pdl: false,
         },
     ];
     let mut checked = 0u64;
@@ -1296,6 +1301,29 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                     ..plain
                 },
                 d,
+            ));
+        }
+    }
+    // The same work launched in plain stream order, next to the default
+    // (programmatic dependent launch where the device has it).
+    for rows in [1usize, 64, 1024] {
+        for (name, raw) in [
+            ("exact T=1, plain stream order (no PDL)", plain),
+            (
+                "top-p 0.9, plain stream order (no PDL)",
+                RawParams {
+                    top_p: 0.9,
+                    ..plain
+                },
+            ),
+        ] {
+            cfgs.push(cfg(
+                name,
+                Dtype::Bf16,
+                131072,
+                rows,
+                raw,
+                LaunchOptions { no_pdl: true, ..d },
             ));
         }
     }
