@@ -12,7 +12,8 @@
 # the timings as separate processes (a fault in one cannot hide the other) and
 # leaves logs and JSON under $OUT:
 #     env.txt, check.log, summary.json, mismatches.jsonl, timing.log,
-#     timing.json, timing.txt, profile.log (compute-sanitizer memcheck, ncu)
+#     timing.json, timing.txt, profile.log (compute-sanitizer memcheck, ncu),
+#     check-defines.log and summary-defines.json (with CHECKED_DEFINES)
 # The last lines printed are the summaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,16 @@ remote)
     timeout "${CHECK_TIMEOUT:-250}" "$BIN" --out "$OUT/summary.json" --no-timing --diff-budget-s 150 \
         --variant "$VARIANT" "$@" >"$OUT/check.log" 2>&1
     echo "check exit code: $?" >>"$OUT/check.log"
+    # 1b. optionally the same checks on a build with other defines, e.g.
+    #     CHECKED_DEFINES="TR_TOPP_CAP=64" (most binned top-p rows then take
+    #     their fallback): differential against the CPU model, invariance.
+    if [ -n "${CHECKED_DEFINES:-}" ]; then
+        dargs=()
+        for d in $CHECKED_DEFINES; do dargs+=(--checked-define "$d"); done
+        timeout "${CHECK_TIMEOUT:-250}" "$BIN" --out "$OUT/summary-defines.json" --no-timing \
+            --rows 40000 --diff-budget-s 60 "${dargs[@]}" >"$OUT/check-defines.log" 2>&1
+        echo "check (defines $CHECKED_DEFINES) exit code: $?" >>"$OUT/check-defines.log"
+    fi
     # 2. timings (separate process), with tuning variants of the kernels
     timeout "${TIMING_TIMEOUT:-150}" "$BIN" --out "$OUT/timing.json" --timing-only \
         --variant "$VARIANT" "$@" >"$OUT/timing.log" 2>&1
@@ -82,6 +93,10 @@ remote)
     fi
     echo "======== check.log (tail) ========"
     tail -n 40 "$OUT/check.log"
+    if [ -n "${CHECKED_DEFINES:-}" ]; then
+        echo "======== check-defines.log (tail) ========"
+        tail -n 8 "$OUT/check-defines.log"
+    fi
     echo "======== timing.log (tail) ========"
     tail -n 50 "$OUT/timing.log"
     echo "======== profile.log (sanitizer summary, ncu) ========"

@@ -63,8 +63,7 @@ struct ToppRow {
 static_assert(sizeof(ToppRow) == 64, "ToppRow is the record's 8-word header");
 struct ToppBin {
     u64 lo, hi;  // mass sum
-    u32 cnt;
-    u32 pad;
+    u64 pad;
 };
 
 __device__ __forceinline__ bool tr_topp_row(const SampleArgs& A, u32 row) {
@@ -329,22 +328,39 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
         if (c == 0) return 0;
         return (u128)c * (u128)tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
     };
+    __shared__ u32 s_seg;
+    __shared__ u64 s_before_lo, s_before_hi;
+    if (threadIdx.x == 0) s_seg = TR_TOPP_NONE;  // ordered by the scan's barriers
     u128 sum = 0;
-#pragma unroll 4
+#pragma unroll 8
     for (u32 e = e0; e < e1; e++) sum += mass(e);
     u128 total;
     const u128 incl = tr_block_scan_u128(sum, &total);
     const u128 target = tr_top_p_target(A.top_p[row], total);
-    u128 before = incl - sum;
-    if (before < target && incl >= target) {
-        for (u32 e = e0; e < e1; e++) {
-            const u128 m = mass(e);
-            if (before + m >= target) {
-                tr_topp_found(A, row, e, target - before);
-                break;
-            }
-            before += m;
+    const u128 before = incl - sum;
+    if (before < target && incl >= target) {  // exactly one thread: 0 < target <= total
+        s_seg = threadIdx.x;
+        s_before_lo = (u64)before;
+        s_before_hi = (u64)(before >> 64);
+    }
+    __syncthreads();
+    // The entry inside that thread's segment, found by one warp: a lane an
+    // entry and a warp scan, not a walk of dependent loads.
+    if (threadIdx.x >= 32 || s_seg == TR_TOPP_NONE) return;
+    const u32 lane = threadIdx.x;
+    const u32 s0 = min(s_seg * per, M.e), s1 = min(s0 + per, M.e);
+    u128 run = ((u128)s_before_hi << 64) | (u128)s_before_lo;
+    for (u32 b = s0; b < s1; b += 32) {
+        const u32 e = b + lane;
+        const u128 m = e < s1 ? mass(e) : 0;
+        const u128 at = run + tr_warp_scan_u128(m);
+        const u32 hit = __ballot_sync(TR_FULL, at >= target);
+        if (hit != 0) {
+            if (lane == (u32)(__ffs(hit) - 1)) tr_topp_found(A, row, e, target - (at - m));
+            return;
         }
+        run = ((u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)(at >> 64), 31) << 64) |
+              (u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)at, 31);
     }
 }
 
@@ -383,7 +399,6 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
     for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
         bins[b].lo = 0;
         bins[b].hi = 0;
-        bins[b].cnt = 0;
     }
 }
 
@@ -574,7 +589,6 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         ToppBin* bins = tr_topp_bins(A, row);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
             if (h_cnt[b] == 0) continue;
-            atomicAdd(&bins[b].cnt, h_cnt[b]);
             tr_atomic_add128(&bins[b].lo, &bins[b].hi, ((u128)h_hi[b] << 64) | (u128)h_lo[b]);
         }
         if (!tr_topp_last(A, &R->arrive_hist)) return;
@@ -688,13 +702,10 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
     tr_topp_walk(A, row, key + base, mass + base, n, r);
 }
 
+// The elements of bin b* in one chunk, into the row's list.
 template <int DT>
-__device__ void tr_topp_gather(const SampleArgs& A) {
-    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
-    RowState st;
-    if (!tr_topp_live(A, row, st)) return;
-    ToppRow* R = tr_topp_state(A, row);
-    if (!R->active) return;
+__device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 row, u32 chunk,
+                                                     const RowState& st, ToppRow* R) {
     const u32 bstar = R->bstar;
     const double t = A.temperature[row], min_p = A.min_p[row];
     const double a_max = st.a_max;
@@ -712,8 +723,9 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
         if (bstar != M.np) {
             // A value entry: its elements are the bits of its value. b* passed
             // min-p and has a positive mass (select stopped in it).
-            const u32 hstar = __float_as_uint((float)tr_topp_value(bstar, M));
-            const u64 m = tr_top_p_mass(tr_topp_value(bstar, M), a_max, t);
+            const double vstar = tr_topp_value(bstar, M);
+            const u32 hstar = __float_as_uint((float)vstar);
+            const u64 m = tr_top_p_mass(vstar, a_max, t);
             tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
                 if (__float_as_uint(x) == hstar) push(x, i, m);
             });
@@ -739,8 +751,32 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
             if (m != 0) push(x, i, m);
         });
     }
+}
+
+// A row the binned path could not finish (its cut's bin holds more than
+// TR_TOPP_CAP elements): the filter kernel's exact radix selection over the
+// row, run by this block, so that top-p rows never need the filter kernel.
+template <int DT>
+__device__ __noinline__ void tr_topp_fallback(const SampleArgs& A, u32 row, const RowState& st) {
+    __shared__ FilterShared S;
+    tr_filter_row<DT, false>(S, A, row, st, nullptr);
+    __syncthreads();
+    if (threadIdx.x == 0) A.rowstate[row].pad0 = 1;
+}
+
+template <int DT>
+__device__ void tr_topp_gather(const SampleArgs& A) {
+    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
+    RowState st;
+    if (!tr_topp_live(A, row, st)) return;
+    ToppRow* R = tr_topp_state(A, row);
+    // Every block reads `active` before it arrives; the last one resets it.
+    const bool active = R->active != 0;
+    if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R);
     if (!tr_topp_last(A, &R->arrive_gather)) return;
-    tr_topp_cut(A, row);
+    if (active) tr_topp_cut(A, row);
+    __syncthreads();
+    if (*(volatile u32*)&A.rowstate[row].pad0 != 1) tr_topp_fallback<DT>(A, row, st);
 }
 
 // Four blocks of 256 threads an SM (64 registers): the element loops are

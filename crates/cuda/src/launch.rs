@@ -95,8 +95,10 @@ fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
 pub const MAX_PASS_THREADS: u32 = 512;
 
 impl Geometry {
-    /// The shape for `rows` rows of `vocab` on a device with `sm_count` multiprocessors.
-    pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, sm_count: u32) -> Result<Self> {
+    /// The shape for `rows` rows of `vocab` on a device that keeps
+    /// `resident` blocks of the pass kernel running at once (multiprocessors
+    /// x blocks per multiprocessor at this block size).
+    pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, resident: u32) -> Result<Self> {
         let block_threads = threads(opts.block_threads, 256, MAX_PASS_THREADS, "block_threads")?;
         let filter_threads = threads(opts.filter_threads, 512, 512, "filter_threads")?;
         let queue_cap = if opts.queue_cap == 0 {
@@ -119,11 +121,11 @@ impl Geometry {
         let want = if opts.blocks_per_row != 0 {
             u64::from(opts.blocks_per_row)
         } else {
-            // About four blocks per multiprocessor in all, at least one unit per thread.
-            let target = 4 * u64::from(sm_count.max(1));
-            target
-                .div_ceil(rows.max(1) as u64)
-                .min(units.div_ceil(u64::from(block_threads)))
+            auto_chunks(
+                rows.max(1) as u64,
+                units.div_ceil(u64::from(block_threads)),
+                u64::from(resident.max(1)),
+            )
         };
         let want = want.clamp(1, units);
         let chunk_units = units.div_ceil(want);
@@ -170,6 +172,30 @@ impl Geometry {
             topp_bytes,
         })
     }
+}
+
+/// Chunks per row when the caller leaves it open: at most `n_max` (one unit
+/// of 8 elements per thread), the count n with the least time per element,
+/// waves(n) / n with waves(n) = ceil(rows n / resident) rounds of resident
+/// blocks, among the n that take at most one round more than one chunk a row
+/// does (beyond that, rounds are no longer discrete and every block adds its
+/// fixed cost); ties go to fewer chunks (less combining). A batch that would
+/// spill a few blocks into a second round (B = 8 with 64 chunks a row: 512
+/// blocks for 396 places on an H200) takes fewer, longer chunks instead.
+fn auto_chunks(rows: u64, n_max: u64, resident: u64) -> u64 {
+    let most = rows.div_ceil(resident) + 1;
+    let mut best = (1u64, rows.div_ceil(resident));
+    for n in 2..=n_max.max(1) {
+        let waves = (rows * n).div_ceil(resident);
+        if waves > most {
+            break;
+        }
+        // waves / n < best.1 / best.0
+        if waves * best.0 < best.1 * n {
+            best = (n, waves);
+        }
+    }
+    best.0
 }
 
 /// The kernels' argument block; must match `struct SampleArgs` in
@@ -249,7 +275,7 @@ mod tests {
                         },
                         rows,
                         vocab,
-                        132,
+                        528,
                     )
                     .unwrap();
                     assert_eq!(g.chunk_len % 8, 0);
@@ -263,15 +289,26 @@ mod tests {
 
     #[test]
     fn auto_geometry_splits_small_batches() {
-        let g = Geometry::new(&LaunchOptions::default(), 1, 131072, 132).unwrap();
-        assert_eq!(g.nchunks, 64);
-        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 132).unwrap();
-        assert_eq!(g.nchunks, 1);
+        // An H200 with the specialized pass kernel: 132 SMs x 3 blocks of 256.
+        let chunks = |rows| {
+            Geometry::new(&LaunchOptions::default(), rows, 131072, 396)
+                .unwrap()
+                .nchunks
+        };
+        assert_eq!(chunks(1), 64); // one unit per thread
+        assert_eq!(chunks(8), 49); // 392 blocks: one round, not 512 in two
+        assert_eq!(chunks(64), 6); // 384 blocks
+        assert_eq!(chunks(128), 3); // 384 blocks
+        assert_eq!(chunks(256), 3); // 768 blocks, two rounds of a third of a row
+        assert_eq!(chunks(1024), 1);
+        assert_eq!(auto_chunks(8, 64, 396), 49);
+        assert_eq!(auto_chunks(5, 1, 396), 1);
+        assert_eq!(auto_chunks(1000, 64, 1), 1);
     }
 
     #[test]
     fn fused_path_needs_room() {
-        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 132).unwrap();
+        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 528).unwrap();
         assert!(g.fused_smem <= 46 * 1024);
         assert_eq!(g.fused_list_bytes, 1024 * 256 * 8);
         // 512 threads: 16 warp buffers do not fit in 48 KiB of shared memory.
@@ -280,7 +317,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            Geometry::new(&wide, 8, 131072, 132)
+            Geometry::new(&wide, 8, 131072, 528)
                 .unwrap()
                 .fused_list_bytes,
             0
@@ -290,7 +327,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            Geometry::new(&off, 8, 131072, 132)
+            Geometry::new(&off, 8, 131072, 528)
                 .unwrap()
                 .fused_list_bytes,
             0
@@ -301,7 +338,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            Geometry::new(&many, 4096, 1 << 20, 132)
+            Geometry::new(&many, 4096, 1 << 20, 528)
                 .unwrap()
                 .fused_list_bytes,
             0
@@ -315,13 +352,13 @@ mod tests {
                 block_threads: bt,
                 ..Default::default()
             };
-            assert!(Geometry::new(&o, 1, 100, 132).is_err());
+            assert!(Geometry::new(&o, 1, 100, 528).is_err());
         }
         let o = LaunchOptions {
             block_threads: 512,
             queue_cap: 1024,
             ..Default::default()
         };
-        assert!(Geometry::new(&o, 1, 100, 132).is_err());
+        assert!(Geometry::new(&o, 1, 100, 528).is_err());
     }
 }

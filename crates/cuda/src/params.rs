@@ -60,8 +60,9 @@ pub struct PackedParams {
     pub any_fused: bool,
     /// Whether some fused-path row uses a profile other than `exact`.
     pub any_direct_fused: bool,
-    /// Whether some filter row does not qualify for the fused top-k path.
-    pub any_unfused_filter: bool,
+    /// Whether some filter row qualifies for neither the fused top-k path
+    /// nor the binned top-p path.
+    pub any_other_filter: bool,
     /// Whether some row qualifies for the binned top-p path ([`topp_row`]).
     pub any_topp: bool,
 }
@@ -76,6 +77,15 @@ pub fn topp_row(req: &RowRequest) -> bool {
         && raw.top_k == 0
         && raw.top_p < 1.0
         && matches!(req.bias, LogitBias::None)
+}
+
+/// The launches after the first pass, (filter kernel, second pass), for a
+/// batch with (some filter row on neither path, some fused top-k row, some
+/// binned top-p row) while the fused and binned paths are on or off.
+fn later_launches(rows: (bool, bool, bool), fused_on: bool, topp_on: bool) -> (bool, bool) {
+    let (other, fused, topp) = rows;
+    let filter = other || (fused && !fused_on) || (topp && !topp_on);
+    (filter, filter || topp)
 }
 
 /// Largest top-k of the fused path (`TR_FUSED_K_MAX` in the kernels).
@@ -133,7 +143,7 @@ impl PackedParams {
             any_direct: false,
             any_fused: false,
             any_direct_fused: false,
-            any_unfused_filter: false,
+            any_other_filter: false,
             any_topp: false,
         };
         p.sparse_offsets.push(0);
@@ -151,7 +161,7 @@ impl PackedParams {
             let direct = !req.params.is_greedy() && raw.profile != NoiseProfile::Exact;
             p.any_filter |= filters;
             p.any_fused |= fused;
-            p.any_unfused_filter |= filters && !fused;
+            p.any_other_filter |= filters && !fused && !topp_row(req);
             p.any_bias |= !matches!(req.bias, LogitBias::None);
             p.any_direct |= direct && !fused;
             p.any_direct_fused |= direct && fused;
@@ -221,7 +231,7 @@ pub struct DeviceParams {
     any_filter: bool,
     any_fused: bool,
     any_direct_fused: bool,
-    any_unfused_filter: bool,
+    any_other_filter: bool,
     any_topp: bool,
     any_sparse: bool,
     fast: bool,
@@ -288,7 +298,7 @@ impl DeviceParams {
             any_filter: p.any_filter,
             any_fused: p.any_fused,
             any_direct_fused: p.any_direct_fused,
-            any_unfused_filter: p.any_unfused_filter,
+            any_other_filter: p.any_other_filter,
             any_topp: p.any_topp,
             any_sparse: p.sparse_rows > 0,
             fast: !p.any_bias && !p.any_direct,
@@ -387,11 +397,26 @@ impl DeviceParams {
         self.any_topp
     }
 
-    /// Whether the filter kernel and the second pass must run: some filter
-    /// row outside the fused path (all fused-qualifying rows count when the
-    /// path is off).
-    pub fn needs_filter_pass(&self, fused_on: bool) -> bool {
-        self.any_unfused_filter || (self.any_fused && !fused_on)
+    /// Whether the filter kernel must run: some filter row outside the fused
+    /// top-k and binned top-p paths, or on one of them while it is off for
+    /// the shape. (The binned top-p path finishes every row it takes: rows
+    /// its bins cannot settle get the filter's selection from its own last
+    /// block.)
+    pub fn needs_filter_kernel(&self, fused_on: bool, topp_on: bool) -> bool {
+        self.later_launches(fused_on, topp_on).0
+    }
+
+    /// Whether the second pass (the race of the filtered rows) must run.
+    pub fn needs_second_pass(&self, fused_on: bool, topp_on: bool) -> bool {
+        self.later_launches(fused_on, topp_on).1
+    }
+
+    fn later_launches(&self, fused_on: bool, topp_on: bool) -> (bool, bool) {
+        later_launches(
+            (self.any_other_filter, self.any_fused, self.any_topp),
+            fused_on,
+            topp_on,
+        )
     }
     pub(crate) fn ptrs(&self) -> ParamPtrs {
         self.ptrs
@@ -488,13 +513,20 @@ mod tests {
         assert!(!fused_row(&greedy));
 
         let only_fused = PackedParams::new(10, &[k(50, 0.9, LogitBias::None)]).unwrap();
-        assert!(only_fused.any_filter && only_fused.any_fused && !only_fused.any_unfused_filter);
+        assert!(only_fused.any_filter && only_fused.any_fused && !only_fused.any_other_filter);
+        // Top-p without top-k takes the binned path, a biased one the filter kernel.
         let mixed = PackedParams::new(
             10,
             &[k(50, 1.0, LogitBias::None), k(0, 0.5, LogitBias::None)],
         )
         .unwrap();
-        assert!(mixed.any_fused && mixed.any_unfused_filter);
+        assert!(mixed.any_fused && mixed.any_topp && !mixed.any_other_filter);
+        let biased = PackedParams::new(
+            10,
+            &[k(50, 1.0, LogitBias::None), k(0, 0.5, LogitBias::Sparse(vec![(0, 1.0)]))],
+        )
+        .unwrap();
+        assert!(biased.any_fused && !biased.any_topp && biased.any_other_filter);
 
         // Fused rows with a non-exact profile race outside the hot loop only
         // while the fused path is on.
@@ -515,7 +547,37 @@ mod tests {
         assert!(!topp_row(&k(0, 1.0, LogitBias::None)));
         assert!(!topp_row(&k(0, 0.9, LogitBias::Sparse(vec![(0, 1.0)]))));
         let p = PackedParams::new(10, &[k(0, 0.9, LogitBias::None)]).unwrap();
-        assert!(p.any_topp && p.any_unfused_filter && !p.any_fused);
+        assert!(p.any_topp && !p.any_other_filter && !p.any_fused);
+    }
+
+    #[test]
+    fn launches_follow_the_paths_that_are_on() {
+        let row = |top_k: u32, top_p: f64, min_p: f64| {
+            req(
+                RawParams {
+                    top_k,
+                    top_p,
+                    min_p,
+                    ..RawParams::default()
+                },
+                LogitBias::None,
+            )
+        };
+        let dev = |rows: &[RowRequest]| {
+            let p = PackedParams::new(10, rows).unwrap();
+            (p.any_other_filter, p.any_fused, p.any_topp)
+        };
+        let launches = later_launches;
+        let plain = dev(&[row(0, 1.0, 0.0)]);
+        assert_eq!(launches(plain, true, true), (false, false));
+        let topp = dev(&[row(0, 0.9, 0.0), row(0, 0.5, 0.1)]);
+        assert_eq!(launches(topp, true, true), (false, true));
+        assert_eq!(launches(topp, true, false), (true, true));
+        let fused = dev(&[row(50, 0.9, 0.0)]);
+        assert_eq!(launches(fused, true, true), (false, false));
+        assert_eq!(launches(fused, false, true), (true, true));
+        let min_p = dev(&[row(0, 1.0, 0.05), row(0, 0.9, 0.0)]);
+        assert_eq!(launches(min_p, true, true), (true, true));
     }
 
     #[test]

@@ -75,6 +75,11 @@ struct Cli {
     /// Stop the differential check after this many seconds.
     #[arg(long, default_value_t = 240)]
     diff_budget_s: u64,
+    /// Compile the checked kernels themselves with these `NAME=VALUE`
+    /// defines (e.g. `TR_TOPP_CAP=64`, which sends most binned top-p rows
+    /// to their fallback): every check then tests that build.
+    #[arg(long = "checked-define")]
+    checked_defines: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -227,7 +232,15 @@ fn run(cli: &Cli) -> Result<bool> {
         }
         _ => {}
     }
-    let mut sampler = Sampler::new(cli.device).context("starting the CUDA sampler")?;
+    let mut sampler = if cli.checked_defines.is_empty() {
+        Sampler::new(cli.device).context("starting the CUDA sampler")?
+    } else {
+        let ctx = cudarc::driver::CudaContext::new(cli.device).context("creating the context")?;
+        let stream = ctx.new_stream().context("creating a stream")?;
+        log(format!("checked build: defines {:?}", cli.checked_defines));
+        Sampler::with_variant(stream, &cli.checked_defines)
+            .context("starting the CUDA sampler with the checked defines")?
+    };
     if let Some(Cmd::Bench {
         rows,
         vocab,
@@ -1217,7 +1230,33 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             ));
         }
     }
-    for rows in [1usize, 1024] {
+    // The chunk counts of the earlier automatic rule (four blocks a
+    // multiprocessor in all: 64 a row at B = 8, 9 at B = 64), next to the
+    // current default.
+    let greedy = RawParams {
+        temperature: 0.0,
+        ..plain
+    };
+    let top_p = RawParams {
+        top_p: 0.9,
+        ..plain
+    };
+    for (rows, bpr) in [(8usize, 64u32), (64, 9)] {
+        for (name, raw) in [("exact T=1", plain), ("greedy", greedy), ("top-p 0.9", top_p)] {
+            cfgs.push(cfg(
+                &format!("{name}, {bpr} blocks/row (earlier default)"),
+                Dtype::Bf16,
+                131072,
+                rows,
+                raw,
+                LaunchOptions {
+                    blocks_per_row: bpr,
+                    ..d
+                },
+            ));
+        }
+    }
+    for rows in [1usize, 8, 64, 1024] {
         cfgs.push(cfg(
             "greedy",
             Dtype::Bf16,
@@ -1265,7 +1304,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
-    for rows in [1usize, 64, 256, 1024] {
+    for rows in [1usize, 8, 64, 256, 1024] {
         cfgs.push(cfg(
             "top-k 50",
             Dtype::Bf16,
@@ -1275,7 +1314,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
-    for rows in [1usize, 64, 256, 1024] {
+    for rows in [1usize, 8, 64, 256, 1024] {
         cfgs.push(cfg(
             "top-p 0.9",
             Dtype::Bf16,
@@ -1356,18 +1395,20 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             },
         ));
     }
-    cfgs.push(cfg(
-        "top-k 50 + top-p 0.9",
-        Dtype::Bf16,
-        131072,
-        256,
-        RawParams {
-            top_k: 50,
-            top_p: 0.9,
-            ..plain
-        },
-        d,
-    ));
+    for rows in [1usize, 8, 64, 256, 1024] {
+        cfgs.push(cfg(
+            "top-k 50 + top-p 0.9",
+            Dtype::Bf16,
+            131072,
+            rows,
+            RawParams {
+                top_k: 50,
+                top_p: 0.9,
+                ..plain
+            },
+            d,
+        ));
+    }
     cfgs.push(cfg(
         "min-p 0.05",
         Dtype::Bf16,
