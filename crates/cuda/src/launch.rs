@@ -63,6 +63,10 @@ pub struct Geometry {
     pub nchunks: u32,
     /// Elements per chunk (a multiple of 8).
     pub chunk_len: u32,
+    /// Chunks (blocks) per row of the binned top-p kernels.
+    pub topp_nchunks: u32,
+    /// Elements per chunk of the binned top-p kernels (a multiple of 8).
+    pub topp_chunk_len: u32,
     /// Threads per block of the filter kernel.
     pub filter_threads: u32,
     /// Queue entries per warp.
@@ -95,10 +99,9 @@ fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
 pub const MAX_PASS_THREADS: u32 = 512;
 
 impl Geometry {
-    /// The shape for `rows` rows of `vocab` on a device that keeps
-    /// `resident` blocks of the pass kernel running at once (multiprocessors
-    /// x blocks per multiprocessor at this block size).
-    pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, resident: u32) -> Result<Self> {
+    /// The shape for `rows` rows of `vocab` on a device with `sm_count`
+    /// multiprocessors.
+    pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, sm_count: u32) -> Result<Self> {
         let block_threads = threads(opts.block_threads, 256, MAX_PASS_THREADS, "block_threads")?;
         let filter_threads = threads(opts.filter_threads, 512, 512, "filter_threads")?;
         let queue_cap = if opts.queue_cap == 0 {
@@ -118,24 +121,27 @@ impl Geometry {
             )));
         }
         let units = vocab.div_ceil(8).max(1) as u64;
-        let want = if opts.blocks_per_row != 0 {
-            u64::from(opts.blocks_per_row)
-        } else {
+        let rows64 = rows.max(1) as u64;
+        let sms = u64::from(sm_count.max(1));
+        // The race is issue-bound: about 512 threads a multiprocessor keep it
+        // busy, and every further block only adds its fixed cost (prologue,
+        // partial, combine). The top-p kernels are memory-bound and want all
+        // four of their 256-thread blocks a multiprocessor (docs/cuda-notes.md,
+        // run 7: chunk sweep).
+        let (nchunks, chunk_len) = chunking(
+            opts,
+            vocab,
             auto_chunks(
-                rows.max(1) as u64,
+                rows64,
                 units.div_ceil(u64::from(block_threads)),
-                u64::from(resident.max(1)),
-            )
-        };
-        let want = want.clamp(1, units);
-        let chunk_units = units.div_ceil(want);
-        let chunk_len = chunk_units * 8;
-        let nchunks = (vocab as u64).div_ceil(chunk_len).max(1);
-        if chunk_len > u64::from(u32::MAX) {
-            return Err(CudaError::Shape(format!(
-                "vocabulary chunk of {chunk_len} elements is too long"
-            )));
-        }
+                sms * 512 / u64::from(block_threads),
+            ),
+        )?;
+        let (topp_nchunks, topp_chunk_len) = chunking(
+            opts,
+            vocab,
+            auto_chunks(rows64, units.div_ceil(256), sms * 4),
+        )?;
         // Fused top-k buffers: per warp FUSED_WCAP keys and a 256-bin
         // histogram, then the sorted list of the row's last block.
         let fused_smem =
@@ -154,7 +160,7 @@ impl Geometry {
         } else {
             topp
         };
-        let blocks = nchunks * rows as u64;
+        let blocks = nchunks.max(topp_nchunks) * rows as u64;
         if blocks > i32::MAX as u64 {
             return Err(CudaError::Shape(format!(
                 "{rows} rows x {nchunks} chunks is too many blocks"
@@ -164,6 +170,8 @@ impl Geometry {
             block_threads,
             nchunks: nchunks as u32,
             chunk_len: chunk_len as u32,
+            topp_nchunks: topp_nchunks as u32,
+            topp_chunk_len: topp_chunk_len as u32,
             filter_threads,
             queue_cap,
             pass_smem,
@@ -174,28 +182,31 @@ impl Geometry {
     }
 }
 
-/// Chunks per row when the caller leaves it open: at most `n_max` (one unit
-/// of 8 elements per thread), the count n with the least time per element,
-/// waves(n) / n with waves(n) = ceil(rows n / resident) rounds of resident
-/// blocks, among the n that take at most one round more than one chunk a row
-/// does (beyond that, rounds are no longer discrete and every block adds its
-/// fixed cost); ties go to fewer chunks (less combining). A batch that would
-/// spill a few blocks into a second round (B = 8 with 64 chunks a row: 512
-/// blocks for 396 places on an H200) takes fewer, longer chunks instead.
-fn auto_chunks(rows: u64, n_max: u64, resident: u64) -> u64 {
-    let most = rows.div_ceil(resident) + 1;
-    let mut best = (1u64, rows.div_ceil(resident));
-    for n in 2..=n_max.max(1) {
-        let waves = (rows * n).div_ceil(resident);
-        if waves > most {
-            break;
-        }
-        // waves / n < best.1 / best.0
-        if waves * best.0 < best.1 * n {
-            best = (n, waves);
-        }
+/// Chunks per row when the caller leaves it open, for kernels that should
+/// have about `target` blocks in all: target / rows, at least one, at most
+/// `n_max` (one unit of 8 elements a thread). Rounding down keeps a batch
+/// from spilling a few blocks into a second round.
+fn auto_chunks(rows: u64, n_max: u64, target: u64) -> u64 {
+    (target / rows.max(1)).clamp(1, n_max.max(1))
+}
+
+/// (chunks, elements per chunk) of a row for the wanted chunk count (the
+/// caller's `blocks_per_row` when set): whole units, no empty chunk.
+fn chunking(opts: &LaunchOptions, vocab: usize, auto: u64) -> Result<(u64, u64)> {
+    let units = vocab.div_ceil(8).max(1) as u64;
+    let want = if opts.blocks_per_row != 0 {
+        u64::from(opts.blocks_per_row)
+    } else {
+        auto
+    };
+    let chunk_units = units.div_ceil(want.clamp(1, units));
+    let chunk_len = chunk_units * 8;
+    if chunk_len > u64::from(u32::MAX) {
+        return Err(CudaError::Shape(format!(
+            "vocabulary chunk of {chunk_len} elements is too long"
+        )));
     }
-    best.0
+    Ok(((vocab as u64).div_ceil(chunk_len).max(1), chunk_len))
 }
 
 /// The kernels' argument block; must match `struct SampleArgs` in
@@ -275,13 +286,15 @@ mod tests {
                         },
                         rows,
                         vocab,
-                        528,
+                        132,
                     )
                     .unwrap();
-                    assert_eq!(g.chunk_len % 8, 0);
-                    let covered = g.nchunks as usize * g.chunk_len as usize;
-                    assert!(covered >= vocab, "{vocab} {rows} {bpr}");
-                    assert!(covered - vocab < g.chunk_len as usize, "no empty chunk");
+                    for (n, len) in [(g.nchunks, g.chunk_len), (g.topp_nchunks, g.topp_chunk_len)] {
+                        assert_eq!(len % 8, 0);
+                        let covered = n as usize * len as usize;
+                        assert!(covered >= vocab, "{vocab} {rows} {bpr}");
+                        assert!(covered - vocab < len as usize, "no empty chunk");
+                    }
                 }
             }
         }
@@ -289,26 +302,36 @@ mod tests {
 
     #[test]
     fn auto_geometry_splits_small_batches() {
-        // An H200 with the specialized pass kernel: 132 SMs x 3 blocks of 256.
-        let chunks = |rows| {
-            Geometry::new(&LaunchOptions::default(), rows, 131072, 396)
-                .unwrap()
-                .nchunks
+        // An H200: 132 multiprocessors.
+        let g = |rows| Geometry::new(&LaunchOptions::default(), rows, 131072, 132).unwrap();
+        // (race chunks, top-p chunks) a row.
+        let chunks = |rows| (g(rows).nchunks, g(rows).topp_nchunks);
+        assert_eq!(chunks(1), (64, 64)); // one unit per thread
+        assert_eq!(chunks(8), (33, 64)); // 264 race blocks, 512 top-p blocks
+        assert_eq!(chunks(64), (4, 8));
+        assert_eq!(chunks(128), (2, 4));
+        assert_eq!(chunks(256), (1, 2));
+        assert_eq!(chunks(1024), (1, 1));
+        // 512 threads a block: one block a multiprocessor for the race.
+        let wide = LaunchOptions {
+            block_threads: 512,
+            ..Default::default()
         };
-        assert_eq!(chunks(1), 64); // one unit per thread
-        assert_eq!(chunks(8), 49); // 392 blocks: one round, not 512 in two
-        assert_eq!(chunks(64), 6); // 384 blocks
-        assert_eq!(chunks(128), 3); // 384 blocks
-        assert_eq!(chunks(256), 3); // 768 blocks, two rounds of a third of a row
-        assert_eq!(chunks(1024), 1);
-        assert_eq!(auto_chunks(8, 64, 396), 49);
+        assert_eq!(Geometry::new(&wide, 8, 131072, 132).unwrap().nchunks, 16);
+        // The caller's count applies to both.
+        let fixed = LaunchOptions {
+            blocks_per_row: 7,
+            ..Default::default()
+        };
+        let f = Geometry::new(&fixed, 8, 131072, 132).unwrap();
+        assert_eq!((f.nchunks, f.topp_nchunks), (7, 7));
         assert_eq!(auto_chunks(5, 1, 396), 1);
         assert_eq!(auto_chunks(1000, 64, 1), 1);
     }
 
     #[test]
     fn fused_path_needs_room() {
-        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 528).unwrap();
+        let g = Geometry::new(&LaunchOptions::default(), 1024, 131072, 132).unwrap();
         assert!(g.fused_smem <= 46 * 1024);
         assert_eq!(g.fused_list_bytes, 1024 * 256 * 8);
         // 512 threads: 16 warp buffers do not fit in 48 KiB of shared memory.
@@ -317,7 +340,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            Geometry::new(&wide, 8, 131072, 528)
+            Geometry::new(&wide, 8, 131072, 132)
                 .unwrap()
                 .fused_list_bytes,
             0
@@ -327,7 +350,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            Geometry::new(&off, 8, 131072, 528)
+            Geometry::new(&off, 8, 131072, 132)
                 .unwrap()
                 .fused_list_bytes,
             0
@@ -338,7 +361,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            Geometry::new(&many, 4096, 1 << 20, 528)
+            Geometry::new(&many, 4096, 1 << 20, 132)
                 .unwrap()
                 .fused_list_bytes,
             0
@@ -352,13 +375,13 @@ mod tests {
                 block_threads: bt,
                 ..Default::default()
             };
-            assert!(Geometry::new(&o, 1, 100, 528).is_err());
+            assert!(Geometry::new(&o, 1, 100, 132).is_err());
         }
         let o = LaunchOptions {
             block_threads: 512,
             queue_cap: 1024,
             ..Default::default()
         };
-        assert!(Geometry::new(&o, 1, 100, 528).is_err());
+        assert!(Geometry::new(&o, 1, 100, 132).is_err());
     }
 }

@@ -523,7 +523,10 @@ mod tests {
         assert!(mixed.any_fused && mixed.any_topp && !mixed.any_other_filter);
         let biased = PackedParams::new(
             10,
-            &[k(50, 1.0, LogitBias::None), k(0, 0.5, LogitBias::Sparse(vec![(0, 1.0)]))],
+            &[
+                k(50, 1.0, LogitBias::None),
+                k(0, 0.5, LogitBias::Sparse(vec![(0, 1.0)])),
+            ],
         )
         .unwrap();
         assert!(biased.any_fused && !biased.any_topp && biased.any_other_filter);

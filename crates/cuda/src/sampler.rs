@@ -285,9 +285,6 @@ pub struct Sampler {
     sm_count: u32,
     /// Programmatic dependent launch is available (compute capability >= 9.0).
     pdl: bool,
-    /// Resident blocks per multiprocessor of a pass kernel, by (generic,
-    /// block threads, dynamic shared memory): the launch geometry's input.
-    occupancy: Vec<((bool, u32, u32), u32)>,
     ws: Workspace,
 }
 
@@ -325,7 +322,6 @@ impl Sampler {
             kernels,
             sm_count,
             pdl: major >= 9,
-            occupancy: Vec::new(),
             ws: Workspace::default(),
         })
     }
@@ -350,39 +346,6 @@ impl Sampler {
         self.sm_count
     }
 
-    /// The launch shape of a batch: a function of the options, the shape and
-    /// the device only (never of the parameters), so that [`Sampler::reserve`]
-    /// sizes the workspace of every later call with that shape. The chunk
-    /// count follows the resident blocks of the specialized pass kernel (or
-    /// of the generic one with [`LaunchOptions::generic`]).
-    fn geometry(&mut self, opts: &LaunchOptions, rows: usize, vocab: usize) -> Result<Geometry> {
-        // The block size and shared memory first (they do not depend on the
-        // resident count), then the occupancy they give.
-        let g = Geometry::new(opts, rows, vocab, self.sm_count * 4)?;
-        let key = (opts.generic, g.block_threads, g.pass_smem);
-        let per_sm = match self.occupancy.iter().find(|(k, _)| *k == key) {
-            Some(&(_, n)) => n,
-            None => {
-                let f = if opts.generic {
-                    &self.kernels.pass[1]
-                } else {
-                    &self.kernels.fast[1]
-                };
-                let n = f
-                    .occupancy_max_active_blocks_per_multiprocessor(
-                        g.block_threads,
-                        g.pass_smem as usize,
-                        None,
-                    )
-                    .ctx("reading the pass kernel's occupancy")?
-                    .max(1);
-                self.occupancy.push((key, n));
-                n
-            }
-        };
-        Geometry::new(opts, rows, vocab, self.sm_count * per_sm)
-    }
-
     /// Grows the workspace for a batch shape, so that later calls with that
     /// shape allocate nothing (do this before capturing a CUDA graph).
     pub fn reserve(
@@ -392,7 +355,7 @@ impl Sampler {
         sparse_rows: usize,
         opts: &LaunchOptions,
     ) -> Result<Geometry> {
-        let g = self.geometry(opts, rows, vocab)?;
+        let g = Geometry::new(opts, rows, vocab, self.sm_count)?;
         let scratch = rows * (g.nchunks as usize * PARTIAL_BYTES + ROWSTATE_BYTES);
         if grown(self.ws.scratch.as_ref().map(|s| s.len()), scratch) {
             let s = self
@@ -546,15 +509,32 @@ impl Sampler {
             // Binned top-p (kernels/topp.cu): masses into bins and the cut's
             // bin; its elements and the cut. Rows it cannot finish stay for the
             // filter kernel.
-            self.launch(&k.topp_hist[dt], &mut args, (pass_blocks, 256, 0), pdl)?;
-            self.launch(&k.topp_gather[dt], &mut args, (pass_blocks, 256, 0), pdl)?;
+            // Their own chunks: memory-bound, they want more blocks than the race.
+            let topp_args = &mut SampleArgs {
+                nchunks: g.topp_nchunks,
+                chunk_len: g.topp_chunk_len,
+                ..args
+            };
+            let topp_blocks = rows as u32 * g.topp_nchunks;
+            self.launch(&k.topp_hist[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
+            self.launch(&k.topp_gather[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
         }
         if params.needs_second_pass(fused_on, topp_on) {
             if params.needs_filter_kernel(fused_on, topp_on) {
-                self.launch(&k.filter[dt], &mut args, (rows as u32, g.filter_threads, 0), pdl)?;
+                self.launch(
+                    &k.filter[dt],
+                    &mut args,
+                    (rows as u32, g.filter_threads, 0),
+                    pdl,
+                )?;
             }
             args.phase = 1;
-            self.launch(pass, &mut args, (pass_blocks, g.block_threads, g.pass_smem), pdl)?;
+            self.launch(
+                pass,
+                &mut args,
+                (pass_blocks, g.block_threads, g.pass_smem),
+                pdl,
+            )?;
         }
         Ok(())
     }

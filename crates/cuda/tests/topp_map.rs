@@ -8,8 +8,12 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn section<'a>(src: &'a str, start: &str, end: &str) -> &'a str {
-    let i = src.find(start).unwrap_or_else(|| panic!("topp.cu lost `{start}`"));
-    let j = i + src[i..].find(end).unwrap_or_else(|| panic!("topp.cu lost `{end}`"));
+    let i = src
+        .find(start)
+        .unwrap_or_else(|| panic!("topp.cu lost `{start}`"));
+    let j = i + src[i..]
+        .find(end)
+        .unwrap_or_else(|| panic!("topp.cu lost `{end}`"));
     &src[i..j]
 }
 

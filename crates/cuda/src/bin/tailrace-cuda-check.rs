@@ -80,6 +80,9 @@ struct Cli {
     /// to their fallback): every check then tests that build.
     #[arg(long = "checked-define")]
     checked_defines: Vec<String>,
+    /// Also time a sweep of chunk counts around the automatic geometry.
+    #[arg(long)]
+    chunk_sweep: bool,
 }
 
 #[derive(Subcommand)]
@@ -1242,7 +1245,11 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         ..plain
     };
     for (rows, bpr) in [(8usize, 64u32), (64, 9)] {
-        for (name, raw) in [("exact T=1", plain), ("greedy", greedy), ("top-p 0.9", top_p)] {
+        for (name, raw) in [
+            ("exact T=1", plain),
+            ("greedy", greedy),
+            ("top-p 0.9", top_p),
+        ] {
             cfgs.push(cfg(
                 &format!("{name}, {bpr} blocks/row (earlier default)"),
                 Dtype::Bf16,
@@ -1254,6 +1261,42 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                     ..d
                 },
             ));
+        }
+    }
+    // Chunk counts around the automatic choice (plain, top-p, top-k).
+    if cli.chunk_sweep {
+        let top_k = RawParams { top_k: 50, ..plain };
+        for (rows, bpr) in [
+            (8usize, 33u32),
+            (8, 49),
+            (64, 2),
+            (64, 4),
+            (64, 6),
+            (128, 2),
+            (128, 3),
+            (256, 1),
+            (256, 2),
+            (256, 3),
+            (1024, 1),
+            (1024, 2),
+        ] {
+            for (name, raw) in [
+                ("exact T=1", plain),
+                ("top-p 0.9", top_p),
+                ("top-k 50", top_k),
+            ] {
+                cfgs.push(cfg(
+                    &format!("{name}, {bpr} blocks/row (sweep)"),
+                    Dtype::Bf16,
+                    131072,
+                    rows,
+                    raw,
+                    LaunchOptions {
+                        blocks_per_row: bpr,
+                        ..d
+                    },
+                ));
+            }
         }
     }
     for rows in [1usize, 8, 64, 1024] {
