@@ -152,25 +152,44 @@ __device__ __forceinline__ bool tr_keeps(double a, u32 i, double cut_a, u32 cut_
 }
 
 // ---- status / argmax ----
+// Units a thread loads before it looks at any: the scan is memory-bound, and
+// one 16-byte load a thread in flight leaves the memory idle (the first pass
+// of a filter batch ran at half the copy bandwidth; docs/cuda-notes.md run 7).
+#ifndef TR_SCAN_UNITS
+#define TR_SCAN_UNITS 4
+#endif
 template <int DT, bool BIAS>
-__device__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
+__device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
                         u32 vocab, i64 lo, i64 hi, Acc& acc) {
     typedef typename AType<BIAS>::T AT;
-    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    constexpr int N = TR_SCAN_UNITS;
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3, step = blockDim.x;
     AT m = (AT)tr_ninf();
     u32 mi = TR_NO_TOKEN;
     bool bad = false, any = false;
-#pragma unroll 4
-    for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += blockDim.x) {
-        AT a[8];
-        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true, a);
+    // Units in increasing order per thread, as one at a time: the first
+    // maximum of the thread is kept (strict >). Units past the chunk read as
+    // -inf and change nothing.
+    for (i64 u0 = unit_lo + threadIdx.x; u0 < unit_hi; u0 += N * step) {
+        RawA<DT, BIAS> r[N];
 #pragma unroll
-        for (int k = 0; k < 8; k++) {
-            bad |= !(a[k] < (AT)tr_inf());
-            any |= a[k] > (AT)tr_ninf();
-            if (a[k] > m) {
-                m = a[k];
-                mi = (u32)(u * 8 + k);
+        for (int n = 0; n < N; n++) {
+            const i64 u = u0 + n * step;
+            r[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+        }
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const i64 u = u0 + n * step;
+            AT a[8];
+            tr_convert_a<DT, BIAS>(r[n], a);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                bad |= !(a[k] < (AT)tr_inf());
+                any |= a[k] > (AT)tr_ninf();
+                if (a[k] > m) {
+                    m = a[k];
+                    mi = (u32)(u * 8 + k);
+                }
             }
         }
     }
