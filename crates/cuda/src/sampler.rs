@@ -507,9 +507,8 @@ impl Sampler {
         self.launch(pass, &mut args, (pass_blocks, g.block_threads, smem), pdl)?;
         if topp_on && params.any_topp() {
             // Binned top-p (kernels/topp.cu): masses into bins and the cut's
-            // bin; its elements and the cut. Rows it cannot finish stay for the
-            // filter kernel.
-            // Their own chunks: memory-bound, they want more blocks than the race.
+            // bin; its elements and the cut (or, for a row the bins cannot
+            // settle, the filter's selection). Memory-bound: their own chunks.
             let topp_args = &mut SampleArgs {
                 nchunks: g.topp_nchunks,
                 chunk_len: g.topp_chunk_len,

@@ -1233,9 +1233,21 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             ));
         }
     }
-    // The chunk counts of the earlier automatic rule (four blocks a
-    // multiprocessor in all: 64 a row at B = 8, 9 at B = 64), next to the
-    // current default.
+    // Modes at fixed chunk counts (bf16, V = 131072): (rows, chunks a row).
+    let chunked = |tag: &str, shapes: &[(usize, u32)], modes: &[(&str, RawParams)]| {
+        let mut v = Vec::new();
+        for &(rows, bpr) in shapes {
+            for &(name, raw) in modes {
+                let opts = LaunchOptions {
+                    blocks_per_row: bpr,
+                    ..d
+                };
+                let label = format!("{name}, {bpr} blocks/row ({tag})");
+                v.push(cfg(&label, Dtype::Bf16, 131072, rows, raw, opts));
+            }
+        }
+        v
+    };
     let greedy = RawParams {
         temperature: 0.0,
         ..plain
@@ -1244,30 +1256,22 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         top_p: 0.9,
         ..plain
     };
-    for (rows, bpr) in [(8usize, 64u32), (64, 9)] {
-        for (name, raw) in [
+    // The chunk counts of the earlier automatic rule (four blocks a
+    // multiprocessor in all: 64 a row at B = 8, 9 at B = 64), next to the
+    // current default.
+    cfgs.extend(chunked(
+        "earlier default",
+        &[(8, 64), (64, 9)],
+        &[
             ("exact T=1", plain),
             ("greedy", greedy),
             ("top-p 0.9", top_p),
-        ] {
-            cfgs.push(cfg(
-                &format!("{name}, {bpr} blocks/row (earlier default)"),
-                Dtype::Bf16,
-                131072,
-                rows,
-                raw,
-                LaunchOptions {
-                    blocks_per_row: bpr,
-                    ..d
-                },
-            ));
-        }
-    }
+        ],
+    ));
     // Chunk counts around the automatic choice (plain, top-p, top-k).
     if cli.chunk_sweep {
-        let top_k = RawParams { top_k: 50, ..plain };
-        for (rows, bpr) in [
-            (8usize, 33u32),
+        let sweep = [
+            (8, 33),
             (8, 49),
             (64, 2),
             (64, 4),
@@ -1279,25 +1283,17 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             (256, 3),
             (1024, 1),
             (1024, 2),
-        ] {
-            for (name, raw) in [
+        ];
+        let top_k = RawParams { top_k: 50, ..plain };
+        cfgs.extend(chunked(
+            "sweep",
+            &sweep,
+            &[
                 ("exact T=1", plain),
                 ("top-p 0.9", top_p),
                 ("top-k 50", top_k),
-            ] {
-                cfgs.push(cfg(
-                    &format!("{name}, {bpr} blocks/row (sweep)"),
-                    Dtype::Bf16,
-                    131072,
-                    rows,
-                    raw,
-                    LaunchOptions {
-                        blocks_per_row: bpr,
-                        ..d
-                    },
-                ));
-            }
-        }
+            ],
+        ));
     }
     for rows in [1usize, 8, 64, 1024] {
         cfgs.push(cfg(
