@@ -1186,18 +1186,18 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         raw,
         opts,
     };
+    // Most configurations: bf16 logits, V = 131072.
+    let bf16 = |name: &str, rows, raw, opts| cfg(name, Dtype::Bf16, 131072, rows, raw, opts);
     let mut cfgs = Vec::new();
     for rows in [1usize, 8, 64, 256, 1024] {
-        cfgs.push(cfg("exact T=1", Dtype::Bf16, 131072, rows, plain, d));
+        cfgs.push(bf16("exact T=1", rows, plain, d));
     }
     cfgs.push(cfg("exact T=1", Dtype::Bf16, 262144, 256, plain, d));
     cfgs.push(cfg("exact T=1", Dtype::F32, 131072, 256, plain, d));
     cfgs.push(cfg("exact T=1", Dtype::F16, 131072, 256, plain, d));
     for rows in [1usize, 256] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             "exact T=1, generic kernel",
-            Dtype::Bf16,
-            131072,
             rows,
             plain,
             LaunchOptions { generic: true, ..d },
@@ -1205,10 +1205,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     }
     for bt in [128u32, 512] {
         for rows in [256usize, 1024] {
-            cfgs.push(cfg(
+            cfgs.push(bf16(
                 &format!("exact T=1, block {bt}"),
-                Dtype::Bf16,
-                131072,
                 rows,
                 plain,
                 LaunchOptions {
@@ -1220,10 +1218,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     }
     for bpr in [16u32, 32, 128] {
         for rows in [1usize, 8] {
-            cfgs.push(cfg(
+            cfgs.push(bf16(
                 &format!("exact T=1, {bpr} blocks/row"),
-                Dtype::Bf16,
-                131072,
                 rows,
                 plain,
                 LaunchOptions {
@@ -1243,7 +1239,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                     ..d
                 };
                 let label = format!("{name}, {bpr} blocks/row ({tag})");
-                v.push(cfg(&label, Dtype::Bf16, 131072, rows, raw, opts));
+                v.push(bf16(&label, rows, raw, opts));
             }
         }
         v
@@ -1296,10 +1292,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         ));
     }
     for rows in [1usize, 8, 64, 1024] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             "greedy",
-            Dtype::Bf16,
-            131072,
             rows,
             RawParams {
                 temperature: 0.0,
@@ -1308,10 +1302,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
-    cfgs.push(cfg(
+    cfgs.push(bf16(
         "exact T=0.01",
-        Dtype::Bf16,
-        131072,
         256,
         RawParams {
             temperature: 0.01,
@@ -1319,10 +1311,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         },
         d,
     ));
-    cfgs.push(cfg(
+    cfgs.push(bf16(
         "exact T=100",
-        Dtype::Bf16,
-        131072,
         256,
         RawParams {
             temperature: 100.0,
@@ -1331,10 +1321,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         d,
     ));
     for p in [NoiseProfile::F64, NoiseProfile::F32, NoiseProfile::Triton] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             &format!("{} profile T=1", p.name()),
-            Dtype::Bf16,
-            131072,
             256,
             RawParams {
                 profile: p,
@@ -1344,20 +1332,11 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         ));
     }
     for rows in [1usize, 8, 64, 256, 1024] {
-        cfgs.push(cfg(
-            "top-k 50",
-            Dtype::Bf16,
-            131072,
-            rows,
-            RawParams { top_k: 50, ..plain },
-            d,
-        ));
+        cfgs.push(bf16("top-k 50", rows, RawParams { top_k: 50, ..plain }, d));
     }
     for rows in [1usize, 8, 64, 256, 1024] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             "top-p 0.9",
-            Dtype::Bf16,
-            131072,
             rows,
             RawParams {
                 top_p: 0.9,
@@ -1395,21 +1374,12 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                 },
             ),
         ] {
-            cfgs.push(cfg(
-                name,
-                Dtype::Bf16,
-                131072,
-                rows,
-                raw,
-                LaunchOptions { no_pdl: true, ..d },
-            ));
+            cfgs.push(bf16(name, rows, raw, LaunchOptions { no_pdl: true, ..d }));
         }
     }
     for rows in [1usize, 256] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             "top-p 0.9, filter kernel path (no fused)",
-            Dtype::Bf16,
-            131072,
             rows,
             RawParams {
                 top_p: 0.9,
@@ -1422,10 +1392,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         ));
     }
     for rows in [1usize, 256, 1024] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             "top-k 50, filter kernel path (no fused)",
-            Dtype::Bf16,
-            131072,
             rows,
             RawParams { top_k: 50, ..plain },
             LaunchOptions {
@@ -1435,10 +1403,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         ));
     }
     for rows in [1usize, 8, 64, 256, 1024] {
-        cfgs.push(cfg(
+        cfgs.push(bf16(
             "top-k 50 + top-p 0.9",
-            Dtype::Bf16,
-            131072,
             rows,
             RawParams {
                 top_k: 50,
@@ -1448,10 +1414,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             d,
         ));
     }
-    cfgs.push(cfg(
+    cfgs.push(bf16(
         "min-p 0.05",
-        Dtype::Bf16,
-        131072,
         256,
         RawParams {
             min_p: 0.05,
@@ -1481,10 +1445,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             }
         };
         for rows in [1usize, 64, 256, 1024] {
-            let c = cfg(
+            let c = bf16(
                 &format!("exact T=1 {} [{v}]", cli.variant_mode),
-                Dtype::Bf16,
-                131072,
                 rows,
                 vraw,
                 d,
