@@ -12,7 +12,8 @@
 # the timings as separate processes (a fault in one cannot hide the other) and
 # leaves logs and JSON under $OUT:
 #     env.txt, check.log, summary.json, mismatches.jsonl, timing.log,
-#     timing.json, timing.txt, profile.log (compute-sanitizer memcheck, ncu),
+#     timing.json, timing.txt, profile.log (compute-sanitizer memcheck, with
+#     RACECHECK=1 racecheck and synccheck, ncu),
 #     check-defines.log and summary-defines.json (with CHECKED_DEFINES)
 # The last lines printed are the summaries.
 set -uo pipefail
@@ -78,6 +79,19 @@ remote)
             --diff-budget-s 40 --no-invariance >>"$OUT/profile.log" 2>&1
         echo "sanitizer exit code: $?" >>"$OUT/profile.log"
     fi
+    # 3b. RACECHECK=1: shared-memory hazards (racecheck) and barrier misuse
+    #     (synccheck) on a small fused top-k batch; both tools are slow.
+    if command -v compute-sanitizer >/dev/null && [ "${RACECHECK:-0}" = 1 ]; then
+        for tool in racecheck synccheck; do
+            echo "======== $tool (bench --rows 8 --top-k 50, --rows 2 --top-k 256) ========" >>"$OUT/profile.log"
+            for args in "--rows 8 --top-k 50" "--rows 2 --top-k 256"; do
+                # shellcheck disable=SC2086
+                timeout "${RACECHECK_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --print-limit 20 \
+                    "$BIN" bench $args >>"$OUT/profile.log" 2>&1
+                echo "$tool exit code: $?" >>"$OUT/profile.log"
+            done
+        done
+    fi
     if command -v ncu >/dev/null && [ "${NCU:-1}" = 1 ]; then
         for spec in "tr_fast_bf16|--rows 1024" "tr_filter_bf16|--rows 64 --top-k 50"; do
             k=${spec%%|*}
@@ -100,7 +114,7 @@ remote)
     echo "======== timing.log (tail) ========"
     tail -n 50 "$OUT/timing.log"
     echo "======== profile.log (sanitizer summary, ncu) ========"
-    grep -E "ERROR SUMMARY|exit code|RESULT" "$OUT/profile.log"
+    grep -E "SUMMARY|exit code|RESULT" "$OUT/profile.log"
     ;;
 *)
     echo "usage: $0 [build|remote [check args]]" >&2

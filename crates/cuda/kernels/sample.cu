@@ -580,13 +580,25 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #define TR_FUSED_WCAP 512
 #endif
 #define TR_FUSED_WLIMIT (TR_FUSED_WCAP - 256)
+// 1: the block's pruning threshold also uses the warps' ceil(k / warps)-th
+// keys (WarpTopk::shrink); 0: the warps' k-th keys alone (a timing variant).
+#ifndef TR_FUSED_WQ
+#define TR_FUSED_WQ 1
+#endif
 
 struct TopkCtl {
-    u64 thr;                  // the block's pruning threshold (max of the warps')
-    u32 wcnt[TR_MAX_WARPS];   // keys in each warp's buffer
+    u64 thr;                  // the block's pruning threshold (WarpTopk::shrink)
+    u32 wcnt[TR_MAX_WARPS];   // block select: keys in each warp's buffer
+    u32 wkeep[TR_MAX_WARPS];  // block keep: keys each warp keeps
+    u64 sel_an[TR_MAX_WARPS]; // block select: AND and OR of each warp's keys
+    u64 sel_or[TR_MAX_WARPS];
+    u64 min_key;              // block keep: the smallest key kept
+    u64 wq[TR_MAX_WARPS];     // each warp's latest ceil(k / warps)-th key (0: none yet)
+    u32 sel_digit;            // block select: the level's digit, its count and
+    u32 sel_dcnt;             // the rank left inside it
+    u32 sel_krem;
     u32 n3;                   // last block: survivors raced
     u32 go;                   // last block: 1 when the row's finish runs (status 0)
-    u64 lo_key;               // the chunk list's smallest key when it holds >= k (else 0)
     double a_max;
 };
 
@@ -606,13 +618,78 @@ __device__ __forceinline__ u64 tr_shfl_xor_u64(u64 v, int off) {
     return (u64)__shfl_xor_sync(TR_FULL, (unsigned long long)v, off);
 }
 
+// Keys a fused threshold may keep above k - 1: lists stay within
+// TR_FUSED_K_MAX keys.
+__device__ __forceinline__ u32 tr_fused_slack(u32 k) {
+    return (TR_FUSED_K_MAX + 1 - k) < 32u ? (TR_FUSED_K_MAX + 1 - k) : 32u;
+}
+
+// Warp-collective step of a radix select level over the 256 counters `hist`
+// (16-byte aligned): the digit holding the krem-th largest key, its count and
+// the rank left inside it, in every lane. Lane l reads bins 255 - 8l down to
+// 248 - 8l as two 16-byte words (no bank conflict) and the scan runs from the
+// top.
+__device__ __forceinline__ void tr_pick_digit(const u32* hist, u32 krem, u32& digit, u32& dcnt,
+                                              u32& kr) {
+    const u32 lane = threadIdx.x & 31;
+    const uint4 lo4 = *(const uint4*)&hist[248 - 8 * lane];
+    const uint4 hi4 = *(const uint4*)&hist[252 - 8 * lane];
+    const u32 c[8] = {hi4.w, hi4.z, hi4.y, hi4.x, lo4.w, lo4.z, lo4.y, lo4.x};
+    u32 sum = 0;
+#pragma unroll
+    for (int q = 0; q < 8; q++) sum += c[q];
+    u32 incl = sum;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const u32 y = __shfl_up_sync(TR_FULL, incl, off);
+        if (lane >= (u32)off) incl += y;
+    }
+    const u32 excl = incl - sum;
+    const bool mine = excl < krem && incl >= krem;
+    u32 d = 0, dc = 0, r = 0;
+    if (mine) {
+        u32 before = excl;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            if (before + c[q] >= krem) {
+                d = 255 - 8 * lane - q;
+                dc = c[q];
+                r = krem - before;
+                break;
+            }
+            before += c[q];
+        }
+    }
+    const u32 src = __ffs(__ballot_sync(TR_FULL, mine)) - 1;
+    digit = __shfl_sync(TR_FULL, d, src);
+    dcnt = __shfl_sync(TR_FULL, dc, src);
+    kr = __shfl_sync(TR_FULL, r, src);
+}
+
+// Warp-collective: adds the digits at `shift` of the keys of buf[0..n) whose
+// bits above it equal `prefix` to `hist` (lanes with one digit add once).
+__device__ __forceinline__ void tr_count_digits(const u64* buf, u32 n, int shift, u64 prefix,
+                                                u32* hist) {
+    const u32 lane = threadIdx.x & 31;
+    const u64 hi_mask = (shift == 56) ? 0 : (~0ULL << (shift + 8));
+    for (u32 j0 = 0; j0 < n; j0 += 32) {
+        const u32 j = j0 + lane;
+        const u64 v = (j < n) ? buf[j] : 0;
+        const bool part = j < n && (v & hi_mask) == prefix;
+        const u32 d = (u32)(v >> shift) & 255u;
+        const u32 grp = __match_any_sync(TR_FULL, part ? d : 256u + lane);
+        if (part && lane == (u32)(__ffs(grp) - 1)) atomicAdd(&hist[d], (u32)__popc(grp));
+    }
+}
+
 // Warp-collective: a threshold t for the n distinct keys buf[0..n) with
 // k <= #(keys >= t) <= k - 1 + slack (1 <= k <= n, slack >= 1; slack 1 gives
 // the k-th largest key's digits, exactly k keys at or above). Radix select,
 // 8 bits a level from the top, stopping at the first level whose chosen digit
 // holds at most `slack` keys; t is the prefix chosen so far (lower bits 0).
-// Digits that every key shares are skipped. `hist` is this warp's 256 counters.
-__device__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
+// Digits that every key shares are skipped. `hist` is this warp's 256
+// counters (16-byte aligned).
+__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
     const u32 lane = threadIdx.x & 31;
     u64 an = ~0ULL, o = 0;
     for (u32 j = lane; j < n; j += 32) {
@@ -633,52 +710,14 @@ __device__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* h
             prefix |= an & (255ULL << shift);
             continue;
         }
-        const u64 hi_mask = (shift == 56) ? 0 : (~0ULL << (shift + 8));
-#pragma unroll
-        for (int q = 0; q < 8; q++) hist[8 * lane + q] = 0;
+        const uint4 zero = make_uint4(0, 0, 0, 0);
+        ((uint4*)hist)[lane] = zero;
+        ((uint4*)hist)[lane + 32] = zero;
         __syncwarp();
-        for (u32 j0 = 0; j0 < n; j0 += 32) {
-            const u32 j = j0 + lane;
-            const u64 v = (j < n) ? buf[j] : 0;
-            const bool part = j < n && (v & hi_mask) == prefix;
-            const u32 d = (u32)(v >> shift) & 255u;
-            const u32 grp = __match_any_sync(TR_FULL, part ? d : 256u + lane);
-            if (part && lane == (u32)(__ffs(grp) - 1)) atomicAdd(&hist[d], (u32)__popc(grp));
-        }
+        tr_count_digits(buf, n, shift, prefix, hist);
         __syncwarp();
-        // Lane l holds bins 255 - 8l down to 248 - 8l; the scan runs from the top.
-        u32 c[8], sum = 0;
-#pragma unroll
-        for (int q = 0; q < 8; q++) {
-            c[q] = hist[255 - 8 * lane - q];
-            sum += c[q];
-        }
-        u32 incl = sum;
-#pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            const u32 y = __shfl_up_sync(TR_FULL, incl, off);
-            if (lane >= (u32)off) incl += y;
-        }
-        const u32 excl = incl - sum;
-        const bool mine = excl < krem && incl >= krem;
-        u32 digit = 0, dcnt = 0, kr = 0;
-        if (mine) {
-            u32 before = excl;
-#pragma unroll
-            for (int q = 0; q < 8; q++) {
-                if (before + c[q] >= krem) {
-                    digit = 255 - 8 * lane - q;
-                    dcnt = c[q];
-                    kr = krem - before;
-                    break;
-                }
-                before += c[q];
-            }
-        }
-        const u32 src = __ffs(__ballot_sync(TR_FULL, mine)) - 1;
-        digit = __shfl_sync(TR_FULL, digit, src);
-        dcnt = __shfl_sync(TR_FULL, dcnt, src);
-        krem = __shfl_sync(TR_FULL, kr, src);
+        u32 digit, dcnt;
+        tr_pick_digit(hist, krem, digit, dcnt, krem);
         prefix |= (u64)digit << shift;
         __syncwarp();  // every lane read the bins before the next level clears them
         if (dcnt <= slack) break;
@@ -688,7 +727,7 @@ __device__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* h
 
 // Warp-collective: keeps the keys >= thr of buf[0..n) at the front, returns
 // their number (writes never pass the entries already read).
-__device__ u32 tr_warp_keep(u64* buf, u32 n, u64 thr) {
+__device__ __noinline__ u32 tr_warp_keep(u64* buf, u32 n, u64 thr) {
     const u32 lane = threadIdx.x & 31;
     u32 out = 0;
     for (u32 j0 = 0; j0 < n; j0 += 32) {
@@ -716,18 +755,43 @@ struct WarpTopk {
     // Keeps at least the k largest keys and at most k - 1 + slack; raises thr
     // and the block's threshold. A later key equal to the threshold ranks
     // below k kept keys, so pushes need key > thr.
-    __device__ __forceinline__ void shrink(u64* block_thr) {
-        const u32 slack = (TR_FUSED_K_MAX + 1 - k) < 32u ? (TR_FUSED_K_MAX + 1 - k) : 32u;
-        const u64 t = tr_warp_threshold(buf, n, k, slack, hist);
+    //
+    // The block's threshold is the larger of this warp's k-th key and the
+    // smallest of the warps' published ceil(k / warps)-th keys (0 until every
+    // warp has published one): together the warps hold at least k keys at or
+    // above that smallest one, so the chunk's k-th key is not below it. Each
+    // slot only rises, so a stale read of a slot is still a valid bound. With
+    // the warps' k-th keys alone, each warp kept about `warps` times too many
+    // keys (docs/cuda-notes.md, run 8).
+    __device__ __forceinline__ void shrink(TopkCtl& C) {
+        const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+        const u64 t = tr_warp_threshold(buf, n, k, tr_fused_slack(k), hist);
         n = tr_warp_keep(buf, n, t);
         thr = t > thr ? t : thr;
-        if ((threadIdx.x & 31) == 0)
-            atomicMax((unsigned long long*)block_thr, (unsigned long long)t);
+        if (!TR_FUSED_WQ) {
+            if (lane == 0) atomicMax((unsigned long long*)&C.thr, (unsigned long long)t);
+            return;
+        }
+        const u32 kq = (k + nwarps - 1) / nwarps;
+        const u64 tq = tr_warp_threshold(buf, n, kq, 8, hist);
+        if (lane == 0) atomicMax((unsigned long long*)&C.wq[warp], (unsigned long long)tq);
+        u64 mn = ~0ULL;
+        for (u32 w2 = lane; w2 < nwarps; w2 += 32) {
+            const u64 q = *(volatile u64*)&C.wq[w2];
+            mn = q < mn ? q : mn;
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            const u64 y = tr_shfl_xor_u64(mn, off);
+            mn = y < mn ? y : mn;
+        }
+        const u64 bt = mn > t ? mn : t;
+        if (lane == 0) atomicMax((unsigned long long*)&C.thr, (unsigned long long)bt);
     }
 
     // Appends the keys v[q] with bit q of ok (warp-collective), shrinking
     // when the buffer passes its limit.
-    __device__ __forceinline__ void offer(const u64 v[8], u32 ok, u64* block_thr) {
+    __device__ __forceinline__ void offer(const u64 v[8], u32 ok, TopkCtl& C) {
         const u32 lane = threadIdx.x & 31;
         const u32 cnt = __popc(ok);
         if (__all_sync(TR_FULL, cnt <= 1)) {
@@ -743,7 +807,7 @@ struct WarpTopk {
             }
             n += __popc(bal);
             __syncwarp();
-            if (n > TR_FUSED_WLIMIT) shrink(block_thr);
+            if (n > TR_FUSED_WLIMIT) shrink(C);
             return;
         }
         u32 incl = cnt;
@@ -760,7 +824,7 @@ struct WarpTopk {
             if ((ok >> q) & 1) buf[at++] = v[q];
         n += total;
         __syncwarp();
-        if (n > TR_FUSED_WLIMIT) shrink(block_thr);
+        if (n > TR_FUSED_WLIMIT) shrink(C);
     }
 };
 
@@ -776,31 +840,111 @@ __device__ __forceinline__ WarpTopk tr_warp_topk(u64* smem, u32 k) {
     return w;
 }
 
-// Block-wide: merges every warp's list into warp 0's buffer (at most k keys
-// there afterwards). Other warps return at once after the barrier.
-__device__ void tr_merge_warps(WarpTopk& w, u64* smem, TopkCtl& C) {
+// Block-collective (every thread calls it, each warp with its own buffer
+// buf[0..n)): a threshold t over the distinct keys of all the warps' buffers
+// with k <= #(keys >= t) <= k - 1 + slack, or 0 (keep every key) when they hold
+// at most k - 1 + slack keys. tr_warp_threshold's radix select with one
+// block-wide histogram `hist` (256 counters, 16-byte aligned): every warp
+// counts its own buffer, warp 0 picks the digit.
+__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist,
+                                  TopkCtl& C) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    if (w.n > w.k) w.shrink(&C.thr);
-    if (lane == 0) C.wcnt[warp] = w.n;
-    __syncthreads();
-    if (warp != 0) return;
-    // Every key below the block's threshold (some warp's k-th, kept in its
-    // list) is out; the threshold itself stays in.
-    const u64 bt = C.thr;
-    for (u32 o = 1; o < nwarps; o++) {
-        const u64* ob = (const u64*)((u8*)smem + (u64)o * (TR_FUSED_WCAP * 8 + 1024));
-        const u32 on = C.wcnt[o];  // <= k <= 256: one round
-        u64 v[8];
-        u32 ok = 0;
-#pragma unroll
-        for (int q = 0; q < 8; q++) {
-            const u32 j = q * 32 + lane;
-            v[q] = (j < on) ? ob[j] : 0;
-            ok |= (v[q] > w.thr && v[q] >= bt ? 1u : 0u) << q;
-        }
-        w.offer(v, ok, &C.thr);
+    u64 an = ~0ULL, o = 0;
+    for (u32 j = lane; j < n; j += 32) {
+        const u64 v = buf[j];
+        an &= v;
+        o |= v;
     }
-    if (w.n > w.k) w.shrink(&C.thr);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        an &= tr_shfl_xor_u64(an, off);
+        o |= tr_shfl_xor_u64(o, off);
+    }
+    if (lane == 0) {
+        C.sel_an[warp] = an;
+        C.sel_or[warp] = o;
+        C.wcnt[warp] = n;
+    }
+    __syncthreads();
+    u32 total = 0;
+    an = ~0ULL;
+    o = 0;
+    for (u32 w2 = 0; w2 < nwarps; w2++) {
+        total += C.wcnt[w2];
+        an &= C.sel_an[w2];
+        o |= C.sel_or[w2];
+    }
+    if (total <= k - 1 + slack) return 0;
+    const u64 diff = an ^ o;
+    u64 prefix = 0;
+    u32 krem = k;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+        if (((diff >> shift) & 255) == 0) {
+            prefix |= an & (255ULL << shift);
+            continue;
+        }
+        for (u32 b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
+        __syncthreads();
+        tr_count_digits(buf, n, shift, prefix, hist);
+        __syncthreads();
+        if (warp == 0) {
+            u32 digit, dcnt, kr;
+            tr_pick_digit(hist, krem, digit, dcnt, kr);
+            if (lane == 0) {
+                C.sel_digit = digit;
+                C.sel_dcnt = dcnt;
+                C.sel_krem = kr;
+            }
+        }
+        __syncthreads();  // also: warp 0 read the bins before the next level clears them
+        const u32 dcnt = C.sel_dcnt;
+        prefix |= (u64)C.sel_digit << shift;
+        krem = C.sel_krem;
+        if (dcnt <= slack) break;
+    }
+    return prefix;
+}
+
+// Block-collective: writes the keys >= t of every warp's buffer buf[0..n) to
+// out (warp 0's first, each warp's in buffer order), sets lo to the smallest
+// (~0 when none) and returns their number. `out` must not overlap a buffer.
+__device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out, TopkCtl& C, u64& lo) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    u32 mine = 0;
+    for (u32 j0 = 0; j0 < n; j0 += 32) {
+        const u32 j = j0 + lane;
+        mine += __popc(__ballot_sync(TR_FULL, j < n && buf[j] >= t));
+    }
+    if (lane == 0) C.wkeep[warp] = mine;
+    if (threadIdx.x == 0) C.min_key = ~0ULL;
+    __syncthreads();
+    u32 at = 0, total = 0;
+    for (u32 w2 = 0; w2 < nwarps; w2++) {
+        const u32 c = C.wkeep[w2];
+        at += w2 < warp ? c : 0;
+        total += c;
+    }
+    u64 m = ~0ULL;
+    for (u32 j0 = 0; j0 < n; j0 += 32) {
+        const u32 j = j0 + lane;
+        const u64 v = (j < n) ? buf[j] : 0;
+        const bool keep = j < n && v >= t;
+        const u32 bal = __ballot_sync(TR_FULL, keep);
+        if (keep) {
+            out[at + __popc(bal & ((1u << lane) - 1))] = v;
+            m = v < m ? v : m;
+        }
+        at += __popc(bal);
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const u64 y = tr_shfl_xor_u64(m, off);
+        m = y < m ? y : m;
+    }
+    if (lane == 0 && mine != 0) atomicMin((unsigned long long*)&C.min_key, (unsigned long long)m);
+    __syncthreads();
+    lo = C.min_key;
+    return total;
 }
 
 // One chunk of a fused row: status, the largest a (first index) and the
@@ -812,6 +956,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
     if (threadIdx.x == 0) C.thr = 0;
+    if (threadIdx.x < TR_MAX_WARPS) C.wq[threadIdx.x] = 0;
     __syncthreads();
     WarpTopk w = tr_warp_topk(smem, k);
     float m = tr_fninf();
@@ -856,35 +1001,21 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
                     if (key[q] <= thr) ok &= ~(1u << q);
                 }
             }
-            w.offer(key, ok, &C.thr);
+            w.offer(key, ok, C);
         }
         u += step;
     }
     const bool any = m > tr_fninf();  // NaN never becomes m
-    tr_merge_warps(w, smem, C);
-    if (warp == 0) {
-        u64 lo_key = ~0ULL;
-        for (u32 j = lane; j < w.n; j += 32) {
-            const u64 v = w.buf[j];
-            list[j] = v;
-            lo_key = v < lo_key ? v : lo_key;
-        }
-        // A chunk list of at least k keys reports its smallest: the row has k
-        // keys at or above it, so the row's last block drops every key below.
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            const u64 y = tr_shfl_xor_u64(lo_key, off);
-            lo_key = y < lo_key ? y : lo_key;
-        }
-        __threadfence();  // the list is read by the row's last block
-        if (lane == 0) {
-            C.wcnt[0] = w.n;
-            C.lo_key = w.n >= k ? lo_key : 0;
-        }
-    }
-    __syncthreads();
-    list_n = C.wcnt[0];
-    list_lo = C.lo_key;
+    // The chunk's list: the keys at or above a block-wide threshold of the
+    // warps' buffers (at least the chunk's top k, at most k - 1 + slack keys).
+    u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
+    const u64 t = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), hist0, C);
+    u64 lo_key;
+    list_n = tr_block_keep(w.buf, w.n, t, list, C, lo_key);
+    __threadfence();  // the list is read by the row's last block
+    // A chunk list of at least k keys reports its smallest: the row has k keys
+    // at or above it, so the row's last block drops every key below.
+    list_lo = list_n >= k ? lo_key : 0;
     acc.bad = bad;
     acc.any = any;
     acc.max_a = (double)m;
@@ -903,6 +1034,7 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     const u64* lists = A.cand + (u64)row * A.nchunks * TR_FUSED_K_MAX;
     const Partial* pp = A.partials + (u64)row * A.nchunks;
     u64* const sorted = (u64*)((u8*)smem + (u64)nwarps * (TR_FUSED_WCAP * 8 + 1024));
+    u64* const kept = sorted + TR_FUSED_K_MAX;  // the block select's keys, unsorted
     // The row's threshold: the largest of the chunks' k-th keys (0: none);
     // keys at it stay in.
     u64 rt = 0;
@@ -917,39 +1049,63 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     }
     __syncthreads();
     if (threadIdx.x == 0) C.thr = 0;
+    if (threadIdx.x < TR_MAX_WARPS) C.wq[threadIdx.x] = 0;
     __syncthreads();
-    // Warp w merges the lists of chunks w, w + nwarps, ... (one round each).
+    // Warp w gathers the keys >= rt of chunks w, w + nwarps, ... into its
+    // buffer: up to 32 chunks a sweep, their lists read as one run of slots
+    // (list r's j-th key at slot r * L + j) so that a lane has eight loads in
+    // flight. A buffer about to overflow keeps its own top k (tr_warp_threshold:
+    // a key below a warp's k-th is not in the row's top k).
+    const u32 slack = tr_fused_slack(k);
+    const u32 L = k - 1 + slack;  // no chunk list is longer
     WarpTopk w = tr_warp_topk(smem, k);
-    for (u32 c = warp; c < A.nchunks; c += nwarps) {
-        const u32 cn = __ldcg(&pp[c].pad);
-        const u64* l = lists + (u64)c * TR_FUSED_K_MAX;
-        const u64 bt = *(volatile u64*)&C.thr;
-        const u64 thr = bt > w.thr ? bt : w.thr;
-        u64 v[8];
-        u32 ok = 0;
+    for (u32 s0 = warp; s0 < A.nchunks; s0 += 32 * nwarps) {
+        const u32 c_l = s0 + lane * nwarps;  // lane l: the sweep's l-th chunk of this warp
+        const u32 cn_l = (c_l < A.nchunks) ? __ldcg(&pp[c_l].pad) : 0;
+        const u32 left = (A.nchunks - s0 + nwarps - 1) / nwarps;
+        const u32 slots = (left < 32 ? left : 32) * L;
+        for (u32 f0 = 0; f0 < slots; f0 += 256) {
+            u64 v[8];
 #pragma unroll
-        for (int q = 0; q < 8; q++) {
-            const u32 j = q * 32 + lane;
-            v[q] = (j < cn) ? __ldcg(&l[j]) : 0;
-            ok |= (v[q] > thr && v[q] >= rt ? 1u : 0u) << q;
+            for (int q = 0; q < 8; q++) {
+                const u32 f = f0 + q * 32 + lane;
+                const u32 r = f / L, j = f - r * L;
+                const u32 cn = __shfl_sync(TR_FULL, cn_l, r & 31);
+                v[q] = (f < slots && j < cn)
+                           ? __ldcg(&lists[(u64)(s0 + r * nwarps) * TR_FUSED_K_MAX + j])
+                           : 0;
+            }
+#pragma unroll
+            for (int q = 0; q < 8; q++) {
+                const bool keep = v[q] >= rt && v[q] > w.thr;  // real keys are > 0
+                const u32 bal = __ballot_sync(TR_FULL, keep);
+                if (keep) w.buf[w.n + __popc(bal & ((1u << lane) - 1))] = v[q];
+                w.n += __popc(bal);
+                if (w.n > TR_FUSED_WCAP - 32) {
+                    __syncwarp();
+                    w.shrink(C);
+                }
+            }
         }
-        w.offer(v, ok, &C.thr);
     }
-    tr_merge_warps(w, smem, C);
-    if (warp == 0) {
-        // The buffer holds the row's top min(k, finite elements) and possibly
-        // a few more (thresholds keep up to k - 1 + slack). Sorted by rank
-        // (position = number of larger keys), the first k are the top k.
-        const u32 m = w.n;
-        for (u32 j = lane; j < m; j += 32) {
-            const u64 v = w.buf[j];
-            u32 r = 0;
+    __syncwarp();
+    // The row's top k (and at most slack - 1 more) by one block-wide select.
+    u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
+    const u64 thr = tr_block_threshold(w.buf, w.n, k, slack, hist0, C);
+    u64 lo_unused;
+    const u32 m = tr_block_keep(w.buf, w.n, thr, kept, C, lo_unused);
+    // Sorted by rank (position = number of larger keys), the first k are the
+    // top k.
+    for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+        const u64 v = kept[j];
+        u32 r = 0;
 #pragma unroll 8
-            for (u32 l = 0; l < m; l++) r += w.buf[l] > v ? 1u : 0u;
-            if (r < k) sorted[r] = v;
-        }
+        for (u32 l = 0; l < m; l++) r += kept[l] > v ? 1u : 0u;
+        if (r < k) sorted[r] = v;
+    }
+    __syncthreads();
+    if (warp == 0) {
         const u32 n = m < k ? m : k;
-        __syncwarp();
         // min-p keeps a prefix (it always keeps the top element); top-k keeps all n.
         u32 n2 = n;
         if (min_p > 0.0) {
