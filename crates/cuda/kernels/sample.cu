@@ -580,10 +580,13 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #define TR_FUSED_WCAP 512
 #endif
 #define TR_FUSED_WLIMIT (TR_FUSED_WCAP - 256)
-// 1: the block's pruning threshold also uses the warps' ceil(k / warps)-th
-// keys (WarpTopk::shrink); 0: the warps' k-th keys alone (a timing variant).
-#ifndef TR_FUSED_WQ
-#define TR_FUSED_WQ 1
+// Units a lane of the fused top-k scan has in flight.
+#ifndef TR_TOPK_UNITS
+#define TR_TOPK_UNITS 1
+#endif
+// Keys offered between two shrinks of a warp's buffer (at most; WarpTopk::lim).
+#ifndef TR_FUSED_REFRESH
+#define TR_FUSED_REFRESH 32
 #endif
 
 struct TopkCtl {
@@ -593,7 +596,6 @@ struct TopkCtl {
     u64 sel_an[TR_MAX_WARPS]; // block select: AND and OR of each warp's keys
     u64 sel_or[TR_MAX_WARPS];
     u64 min_key;              // block keep: the smallest key kept
-    u64 wq[TR_MAX_WARPS];     // each warp's latest ceil(k / warps)-th key (0: none yet)
     u32 sel_digit;            // block select: the level's digit, its count and
     u32 sel_dcnt;             // the rank left inside it
     u32 sel_krem;
@@ -750,81 +752,57 @@ struct WarpTopk {
     u32* hist;
     u32 n;
     u32 k;
-    u64 thr;  // keys at or below it are not pushed (0: none yet; real keys are > 0)
+    u32 lim;  // offers shrink the buffer when it holds more keys
+    u64 thr;  // no key at or below it is in the top k (0: none yet; real keys are > 0)
 
     // Keeps at least the k largest keys and at most k - 1 + slack; raises thr
     // and the block's threshold. A later key equal to the threshold ranks
     // below k kept keys, so pushes need key > thr.
-    //
-    // The block's threshold is the larger of this warp's k-th key and the
-    // smallest of the warps' published ceil(k / warps)-th keys (0 until every
-    // warp has published one): together the warps hold at least k keys at or
-    // above that smallest one, so the chunk's k-th key is not below it. Each
-    // slot only rises, so a stale read of a slot is still a valid bound. With
-    // the warps' k-th keys alone, each warp kept about `warps` times too many
-    // keys (docs/cuda-notes.md, run 8).
     __device__ __forceinline__ void shrink(TopkCtl& C) {
-        const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
         const u64 t = tr_warp_threshold(buf, n, k, tr_fused_slack(k), hist);
         n = tr_warp_keep(buf, n, t);
         thr = t > thr ? t : thr;
-        if (!TR_FUSED_WQ) {
-            if (lane == 0) atomicMax((unsigned long long*)&C.thr, (unsigned long long)t);
-            return;
-        }
-        const u32 kq = (k + nwarps - 1) / nwarps;
-        const u64 tq = tr_warp_threshold(buf, n, kq, 8, hist);
-        if (lane == 0) atomicMax((unsigned long long*)&C.wq[warp], (unsigned long long)tq);
-        u64 mn = ~0ULL;
-        for (u32 w2 = lane; w2 < nwarps; w2 += 32) {
-            const u64 q = *(volatile u64*)&C.wq[w2];
-            mn = q < mn ? q : mn;
-        }
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            const u64 y = tr_shfl_xor_u64(mn, off);
-            mn = y < mn ? y : mn;
-        }
-        const u64 bt = mn > t ? mn : t;
-        if (lane == 0) atomicMax((unsigned long long*)&C.thr, (unsigned long long)bt);
+        if ((threadIdx.x & 31) == 0) atomicMax((unsigned long long*)&C.thr, (unsigned long long)t);
     }
 
-    // Appends the keys v[q] with bit q of ok (warp-collective), shrinking
-    // when the buffer passes its limit.
-    __device__ __forceinline__ void offer(const u64 v[8], u32 ok, TopkCtl& C) {
+    // Appends the rank keys of the elements x[q] (index ib + q) with bit q of
+    // ok (warp-collective), shrinking when the buffer passes `lim` (with more
+    // to come) or TR_FUSED_WLIMIT. Keys are built only for the elements
+    // appended.
+    __device__ __forceinline__ void offer(const float x[8], u32 ib, u32 ok, bool more,
+                                          TopkCtl& C) {
         const u32 lane = threadIdx.x & 31;
         const u32 cnt = __popc(ok);
         if (__all_sync(TR_FULL, cnt <= 1)) {
             // Common: at most one key per lane; a ballot gives the slots.
             const u32 bal = __ballot_sync(TR_FULL, cnt != 0);
-            if (bal == 0) return;
             if (cnt) {
-                u64 one = 0;
+                float one = x[0];
+                u32 qi = 0;
 #pragma unroll
-                for (int q = 0; q < 8; q++)
-                    if ((ok >> q) & 1) one = v[q];
-                buf[n + __popc(bal & ((1u << lane) - 1))] = one;
+                for (int q = 1; q < 8; q++)
+                    if ((ok >> q) & 1) {
+                        one = x[q];
+                        qi = q;
+                    }
+                buf[n + __popc(bal & ((1u << lane) - 1))] = tr_rank_key32(one, ib + qi);
             }
             n += __popc(bal);
-            __syncwarp();
-            if (n > TR_FUSED_WLIMIT) shrink(C);
-            return;
-        }
-        u32 incl = cnt;
+        } else {
+            u32 incl = cnt;
 #pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            const u32 y = __shfl_up_sync(TR_FULL, incl, off);
-            if (lane >= (u32)off) incl += y;
-        }
-        const u32 total = __shfl_sync(TR_FULL, incl, 31);
-        if (total == 0) return;
-        u32 at = n + incl - cnt;
+            for (int off = 1; off < 32; off <<= 1) {
+                const u32 y = __shfl_up_sync(TR_FULL, incl, off);
+                if (lane >= (u32)off) incl += y;
+            }
+            u32 at = n + incl - cnt;
 #pragma unroll
-        for (int q = 0; q < 8; q++)
-            if ((ok >> q) & 1) buf[at++] = v[q];
-        n += total;
+            for (int q = 0; q < 8; q++)
+                if ((ok >> q) & 1) buf[at++] = tr_rank_key32(x[q], ib + q);
+            n += __shfl_sync(TR_FULL, incl, 31);
+        }
         __syncwarp();
-        if (n > TR_FUSED_WLIMIT) shrink(C);
+        if (n > (more ? lim : TR_FUSED_WLIMIT)) shrink(C);
     }
 };
 
@@ -836,6 +814,11 @@ __device__ __forceinline__ WarpTopk tr_warp_topk(u64* smem, u32 k) {
     w.hist = (u32*)(base + TR_FUSED_WCAP * 8);
     w.n = 0;
     w.k = k;
+    // Shrinking at about 32 keys past a shrunk buffer (k - 1 + slack) keeps the
+    // thresholds fresh: a stale one let most warp-steps offer keys (run 8).
+    // At most TR_FUSED_WLIMIT, so that an offer of 256 keys always fits.
+    const u32 lim = k + tr_fused_slack(k) + TR_FUSED_REFRESH;
+    w.lim = lim < TR_FUSED_WLIMIT ? lim : TR_FUSED_WLIMIT;
     w.thr = 0;
     return w;
 }
@@ -860,6 +843,7 @@ __device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32
         an &= tr_shfl_xor_u64(an, off);
         o |= tr_shfl_xor_u64(o, off);
     }
+    __syncthreads();  // the block's reads of an earlier call's counts are done
     if (lane == 0) {
         C.sel_an[warp] = an;
         C.sel_or[warp] = o;
@@ -956,59 +940,97 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
     if (threadIdx.x == 0) C.thr = 0;
-    if (threadIdx.x < TR_MAX_WARPS) C.wq[threadIdx.x] = 0;
     __syncthreads();
     WarpTopk w = tr_warp_topk(smem, k);
     float m = tr_fninf();
+    i64 mu = 0;  // the unit of the lane's first largest x
     u32 mi = TR_NO_TOKEN;
     bool bad = false;
     // Warp-contiguous units: unit u0 + lane, u0 stepping by the block.
+    // TR_TOPK_UNITS units a lane are loaded ahead (a ring: the oldest is
+    // converted, the next one is fetched into its place).
     i64 u = unit_lo + (i64)warp * 32 + lane;
     const i64 step = (i64)nwarps * 32;
-    Raw8 raw = tr_fetch8<DT>(row, u * 8, vocab, al, u < unit_hi);
+    Raw8 raw[TR_TOPK_UNITS];
+#pragma unroll
+    for (int s = 0; s < TR_TOPK_UNITS; s++) {
+        const i64 us = u + s * step;
+        raw[s] = tr_fetch8<DT>(row, us * 8, vocab, al, us < unit_hi);
+    }
+    u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
+    const i64 full = (unit_hi - unit_lo) / step;  // steps every warp makes
+    i64 it = 0, next_sync = 2;
     for (i64 u0 = unit_lo + (i64)warp * 32; u0 < unit_hi; u0 += step) {
         float x[8];
-        tr_convert8<DT>(raw, x);
+        tr_convert8<DT>(raw[0], x);
         const u32 ib = (u32)(u * 8);
-        if (u0 + step < unit_hi) {
-            const i64 un = u + step;
-            raw = tr_fetch8<DT>(row, un * 8, vocab, al, un < unit_hi);
+#pragma unroll
+        for (int s = 0; s + 1 < TR_TOPK_UNITS; s++) raw[s] = raw[s + 1];
+        if (u0 + TR_TOPK_UNITS * step < unit_hi) {
+            const i64 un = u + TR_TOPK_UNITS * step;
+            raw[TR_TOPK_UNITS - 1] = tr_fetch8<DT>(row, un * 8, vocab, al, un < unit_hi);
         }
+        // A shrink only to refresh the thresholds is of no use on the last step.
+        const bool more = u0 + step < unit_hi;
         const u64 bt = *(volatile u64*)&C.thr;
         const u64 thr = bt > w.thr ? bt : w.thr;
         // x >= the threshold's a (or > -inf before there is one) is necessary
-        // for key > thr; the keys are built only when some lane passes it.
+        // for key > thr. Elements that tie with it in a and are below it in
+        // index are offered too: a key below the threshold in a buffer is only
+        // dropped later, and this leaves one compare per element.
         const float thr_x = thr == 0 ? -tr_flt_max() : tr_funkey((u32)(thr >> 32));
-        u32 ok = 0;
+        // The unit's largest x (the first of equal ones; never NaN) decides
+        // both whether the unit holds a candidate and whether it holds the
+        // lane's largest x so far; the index inside that unit is found after
+        // the loop. One compare a unit where an argmax step and a mask bit an
+        // element were (docs/cuda-notes.md, run 8).
+        float ux = tr_fninf();
 #pragma unroll
         for (int q = 0; q < 8; q++) {
             bad |= !(x[q] < tr_finf());
-            if (x[q] > m) {
-                m = x[q];
-                mi = ib + q;
-            }
-            ok |= (x[q] >= thr_x ? 1u : 0u) << q;
+            ux = x[q] > ux ? x[q] : ux;
         }
-        if (__any_sync(TR_FULL, ok != 0)) {
-            // Rare: keys only for the elements that passed (a branch skipped
-            // by the whole warp when no lane flagged that position).
-            u64 key[8];
+        if (ux > m) {
+            m = ux;
+            mu = u;
+        }
+        const bool cand = ux >= thr_x;
+        if (__any_sync(TR_FULL, cand)) {
+            u32 ok = 0;
+            if (cand) {
 #pragma unroll
-            for (int q = 0; q < 8; q++) {
-                key[q] = 0;
-                if ((ok >> q) & 1) {
-                    key[q] = tr_rank_key32(x[q], ib + q);
-                    if (key[q] <= thr) ok &= ~(1u << q);
-                }
+                for (int q = 0; q < 8; q++) ok |= (x[q] >= thr_x ? 1u : 0u) << q;
             }
-            w.offer(key, ok, C);
+            w.offer(x, ib, ok, more, C);
         }
         u += step;
+        // After 2, 4, 8, ... steps (while every warp has steps left) the block
+        // selects the k-th key of all its buffers together: the warps' own
+        // k-th keys rank about `warps` times lower in the chunk, and with them
+        // most warp-steps held a candidate (run 8). Keys below the block's
+        // threshold leave every buffer.
+        if (++it == next_sync && it < full) {
+            next_sync *= 2;
+            const u64 bt = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), hist0, C);
+            if (bt != 0) {
+                w.n = tr_warp_keep(w.buf, w.n, bt);
+                w.thr = bt > w.thr ? bt : w.thr;
+                if (threadIdx.x == 0) atomicMax((unsigned long long*)&C.thr, (unsigned long long)bt);
+            }
+        }
     }
     const bool any = m > tr_fninf();  // NaN never becomes m
+    if (any) {
+        // The first element of unit mu equal to m (-0 and +0 are equal, as in
+        // the compares that chose m): the lane's first largest x.
+        float x[8];
+        tr_convert8<DT>(tr_fetch8<DT>(row, mu * 8, vocab, al, true), x);
+#pragma unroll
+        for (int q = 7; q >= 0; q--)
+            if (x[q] == m) mi = (u32)(mu * 8) + q;
+    }
     // The chunk's list: the keys at or above a block-wide threshold of the
     // warps' buffers (at least the chunk's top k, at most k - 1 + slack keys).
-    u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
     const u64 t = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), hist0, C);
     u64 lo_key;
     list_n = tr_block_keep(w.buf, w.n, t, list, C, lo_key);
@@ -1049,7 +1071,6 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     }
     __syncthreads();
     if (threadIdx.x == 0) C.thr = 0;
-    if (threadIdx.x < TR_MAX_WARPS) C.wq[threadIdx.x] = 0;
     __syncthreads();
     // Warp w gathers the keys >= rt of chunks w, w + nwarps, ... into its
     // buffer: up to 32 chunks a sweep, their lists read as one run of slots
