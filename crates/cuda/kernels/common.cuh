@@ -23,6 +23,12 @@ __device__ __forceinline__ float tr_nanf() { return __int_as_float(0x7fc00000); 
 __device__ __forceinline__ float tr_finf() { return __int_as_float(0x7f800000); }
 __device__ __forceinline__ float tr_fninf() { return __int_as_float((i32)0xff800000u); }
 __device__ __forceinline__ float tr_flt_max() { return __int_as_float(0x7f7fffff); }
+// max that propagates NaN (PTX max.NaN, sm_80+): NaN if either input is NaN.
+__device__ __forceinline__ float tr_fmax_nan(float x, float y) {
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+    return r;
+}
 __device__ __forceinline__ double tr_dbl_max() { return __longlong_as_double(0x7fefffffffffffffLL); }
 __device__ __forceinline__ float tr_flt_min_normal() { return __int_as_float(0x00800000); }
 

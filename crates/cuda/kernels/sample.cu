@@ -71,6 +71,11 @@ struct SampleArgs {
 #ifndef TR_FAST_BOUNDS
 #define TR_FAST_BOUNDS __maxnreg__(80)
 #endif
+// Whether tr_fast_* carry the fused top-k path too (a timing knob: run 9 of
+// docs/cuda-notes.md times the kernels with it against those without).
+#ifndef TR_FAST_FUSED
+#define TR_FAST_FUSED false
+#endif
 
 // The pass kernel's dynamic shared memory (race queues or fused top-k buffers).
 __device__ __forceinline__ u64* tr_dyn_smem_pass() {
@@ -388,6 +393,26 @@ __device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u6
 #ifndef TR_UNITS
 #define TR_UNITS 1
 #endif
+// Two code shapes of the binary32 race, chosen per logit type (bit DT of
+// each mask; docs/cuda-notes.md, run 9). TR_RACE_UNIT_DT: the lane's units are
+// tested as a whole before their elements. TR_RACE_I64_DT: 64-bit unit
+// indices (else 32-bit; vocab <= 2^31). Measured on the H200: bf16 and f16
+// rows are fastest with the unit test and 32-bit indices (bf16 B = 1024 227
+// -> 207 us), f32 rows with neither (B = 256: 75 us against 98); the register
+// allocation of the f32 loop, with eight words of logits in flight, decides.
+#ifndef TR_RACE_UNIT_DT
+#define TR_RACE_UNIT_DT 6
+#endif
+#ifndef TR_RACE_I64_DT
+#define TR_RACE_I64_DT 1
+#endif
+// The fused top-k scan's unit indices: 64-bit with TR_FUSED_I64 = 1 (a
+// timing knob, as TR_RACE_I64_DT).
+#ifndef TR_FUSED_I64
+#define TR_FUSED_I64 0
+#endif
+template <bool W> struct UnitIdx { typedef u32 T; };
+template <> struct UnitIdx<true> { typedef i64 T; };
 
 template <int DT, bool BIAS>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
@@ -423,15 +448,16 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     };
 
     // N units per lane: unit n is u0 + 32 n + lane (dead past the chunk).
-    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
-    const i64 step = (i64)nwarps * 32 * N;
-    i64 u0 = unit_lo + (i64)warp * 32 * N;
+    typedef typename UnitIdx<((TR_RACE_I64_DT >> DT) & 1) != 0>::T UT;
+    const UT unit_lo = (UT)(lo >> 3), unit_hi = (UT)((hi + 7) >> 3);
+    const UT step = (UT)nwarps * 32 * N;
+    UT u0 = unit_lo + (UT)warp * 32 * N;
     RawA<DT, BIAS> raw[N];
     if (u0 < unit_hi) {
 #pragma unroll
         for (int n = 0; n < N; n++) {
-            const i64 u = u0 + 32 * n + lane;
-            raw[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+            const UT u = u0 + 32 * n + lane;
+            raw[n] = tr_fetch_a<DT, BIAS>(row, brow, (i64)u * 8, vocab, al, bal, u < unit_hi);
         }
     }
     for (; u0 < unit_hi; u0 += step) {
@@ -442,14 +468,14 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             // Issue the next step's loads now; they complete while this one computes.
 #pragma unroll
             for (int n = 0; n < N; n++) {
-                const i64 u = u0 + step + 32 * n + lane;
-                raw[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+                const UT u = u0 + step + 32 * n + lane;
+                raw[n] = tr_fetch_a<DT, BIAS>(row, brow, (i64)u * 8, vocab, al, bal, u < unit_hi);
             }
         }
         u32 ld[N][8];
 #pragma unroll
         for (int n = 0; n < N; n++) {
-            const i64 u = u0 + 32 * n + lane;
+            const UT u = u0 + 32 * n + lane;
             const uint4 l0 = tr_block(seed, (u32)(2 * u), pos, TR_TAG_EXACT_LEAD);
             const uint4 l1 = tr_block(seed, (u32)(2 * u + 1), pos, TR_TAG_EXACT_LEAD);
             ld[n][0] = l0.x;
@@ -482,13 +508,39 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             raise((bt > lo_best) ? bt : lo_best);
         }
         bool anyc = false;
+        if (!BIAS && ((TR_RACE_UNIT_DT >> DT) & 1)) {
+            // One test for the lane's N units first: their largest a against
+            // the cutoff of their smallest lead. Cutoffs do not decrease with
+            // the lead class, so an element that passes its own test passes
+            // this one; the elements' tests run only where it passes. The
+            // NaN-propagating max also gives the status flags (a NaN or +inf
+            // makes the row's status nonfinite, whatever else it holds).
+            float um = (float)a[0][0];
+            u32 lm = ld[0][0];
 #pragma unroll
-        for (int n = 0; n < N; n++) {
+            for (int n = 0; n < N; n++) {
 #pragma unroll
-            for (int k = 0; k < 8; k++) {
-                bad |= !(a[n][k] < (AT)tr_inf());
-                any |= a[n][k] > (AT)tr_ninf();
-                anyc |= a[n][k] >= cut.get(ld[n][k]);
+                for (int k = (n == 0 ? 1 : 0); k < 8; k++) {
+                    um = tr_fmax_nan(um, (float)a[n][k]);
+                    lm = lm < ld[n][k] ? lm : ld[n][k];
+                }
+            }
+            bad |= !(um < tr_finf());
+            any |= um > tr_fninf();
+            if (!__any_sync(TR_FULL, um >= cut.get(lm))) continue;
+#pragma unroll
+            for (int n = 0; n < N; n++)
+#pragma unroll
+                for (int k = 0; k < 8; k++) anyc |= a[n][k] >= cut.get(ld[n][k]);
+        } else {
+#pragma unroll
+            for (int n = 0; n < N; n++) {
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    bad |= !(a[n][k] < (AT)tr_inf());
+                    any |= a[n][k] > (AT)tr_ninf();
+                    anyc |= a[n][k] >= cut.get(ld[n][k]);
+                }
             }
         }
         if (!__any_sync(TR_FULL, anyc)) continue;
@@ -938,37 +990,39 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
                              u32 k, u64* smem, TopkCtl& C, u64* list, u32& list_n, u64& list_lo,
                              Acc& acc) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    // 32-bit unit indices (vocab <= 2^31) unless TR_FUSED_I64 (a timing knob).
+    typedef typename UnitIdx<TR_FUSED_I64 != 0>::T UT;
+    const UT unit_lo = (UT)(lo >> 3), unit_hi = (UT)((hi + 7) >> 3);
     if (threadIdx.x == 0) C.thr = 0;
     __syncthreads();
     WarpTopk w = tr_warp_topk(smem, k);
     float m = tr_fninf();
-    i64 mu = 0;  // the unit of the lane's first largest x
+    UT mu = 0;  // the unit of the lane's first largest x
     u32 mi = TR_NO_TOKEN;
     bool bad = false;
     // Warp-contiguous units: unit u0 + lane, u0 stepping by the block.
     // TR_TOPK_UNITS units a lane are loaded ahead (a ring: the oldest is
     // converted, the next one is fetched into its place).
-    i64 u = unit_lo + (i64)warp * 32 + lane;
-    const i64 step = (i64)nwarps * 32;
+    UT u = unit_lo + (UT)warp * 32 + lane;
+    const UT step = (UT)nwarps * 32;
     Raw8 raw[TR_TOPK_UNITS];
 #pragma unroll
     for (int s = 0; s < TR_TOPK_UNITS; s++) {
-        const i64 us = u + s * step;
-        raw[s] = tr_fetch8<DT>(row, us * 8, vocab, al, us < unit_hi);
+        const UT us = u + s * step;
+        raw[s] = tr_fetch8<DT>(row, (i64)us * 8, vocab, al, us < unit_hi);
     }
     u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
-    const i64 full = (unit_hi - unit_lo) / step;  // steps every warp makes
-    i64 it = 0, next_sync = 2;
-    for (i64 u0 = unit_lo + (i64)warp * 32; u0 < unit_hi; u0 += step) {
+    const UT full = (unit_hi - unit_lo) / step;  // steps every warp makes
+    UT it = 0, next_sync = 2;
+    for (UT u0 = unit_lo + (UT)warp * 32; u0 < unit_hi; u0 += step) {
         float x[8];
         tr_convert8<DT>(raw[0], x);
         const u32 ib = (u32)(u * 8);
 #pragma unroll
         for (int s = 0; s + 1 < TR_TOPK_UNITS; s++) raw[s] = raw[s + 1];
         if (u0 + TR_TOPK_UNITS * step < unit_hi) {
-            const i64 un = u + TR_TOPK_UNITS * step;
-            raw[TR_TOPK_UNITS - 1] = tr_fetch8<DT>(row, un * 8, vocab, al, un < unit_hi);
+            const UT un = u + TR_TOPK_UNITS * step;
+            raw[TR_TOPK_UNITS - 1] = tr_fetch8<DT>(row, (i64)un * 8, vocab, al, un < unit_hi);
         }
         // A shrink only to refresh the thresholds is of no use on the last step.
         const bool more = u0 + step < unit_hi;
@@ -1024,7 +1078,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         // The first element of unit mu equal to m (-0 and +0 are equal, as in
         // the compares that chose m): the lane's first largest x.
         float x[8];
-        tr_convert8<DT>(tr_fetch8<DT>(row, mu * 8, vocab, al, true), x);
+        tr_convert8<DT>(tr_fetch8<DT>(row, (i64)mu * 8, vocab, al, true), x);
 #pragma unroll
         for (int q = 7; q >= 0; q--)
             if (x[q] == m) mi = (u32)(mu * 8) + q;
@@ -1241,8 +1295,11 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // ---- the pass kernel ----
 // FAST: the batch has no bias and every racing row uses the exact profile (the
 // host knows from the parameters), so the bias and direct paths are compiled
-// out and the hot loop gets the registers.
-template <int DT, bool FAST>
+// out and the hot loop gets the registers. FUSED: the fused top-k path is
+// compiled in; the host launches a kernel without it when no row of the
+// launch takes that path (phase 1 always), so its code cannot move the
+// race's (docs/cuda-notes.md, run 9).
+template <int DT, bool FAST, bool FUSED>
 __device__ void tr_pass(const SampleArgs& A) {
     typedef typename Elem<DT>::T ET;
     __shared__ u64 s_thr;
@@ -1258,7 +1315,7 @@ __device__ void tr_pass(const SampleArgs& A) {
     const u32 top_k = A.top_k[row];
     const bool greedy = (t == 0.0) || top_k == 1;
     const bool filt = top_k != 0 || A.top_p[row] < 1.0 || A.min_p[row] > 0.0;
-    const bool fused = A.phase == 0 && tr_fused_row(A, row, t, top_k);
+    const bool fused = FUSED && A.phase == 0 && tr_fused_row(A, row, t, top_k);
     double cut_a = tr_ninf();
     u32 cut_i = TR_NO_TOKEN;
     bool race;
@@ -1415,12 +1472,15 @@ __device__ void tr_pass(const SampleArgs& A) {
     if (s_ctl.go) tr_fused_finish(A, row, f_smem, s_ctl, s_best_s, s_best_i);
 }
 
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }
 
 // ---- sparse bias rows expanded to dense rows ----
 extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {

@@ -22,10 +22,13 @@ const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 20] = [
+pub const KERNEL_NAMES: [&str; 23] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
+    "tr_fused_f32",
+    "tr_fused_bf16",
+    "tr_fused_f16",
     "tr_pass_f32",
     "tr_pass_bf16",
     "tr_pass_f16",
@@ -262,8 +265,12 @@ pub struct Kernels {
     _module: Arc<CudaModule>,
     /// `tr_pass_{f32,bf16,f16}` by dtype code.
     pub pass: [CudaFunction; 3],
-    /// `tr_fast_{f32,bf16,f16}`: the pass without bias and direct-profile paths.
+    /// `tr_fast_{f32,bf16,f16}`: the pass without bias, direct-profile and
+    /// fused top-k paths.
     pub fast: [CudaFunction; 3],
+    /// `tr_fused_{f32,bf16,f16}`: `fast` with the fused top-k path, for
+    /// launches in which some row takes it.
+    pub fused: [CudaFunction; 3],
     /// `tr_filter_{f32,bf16,f16}` by dtype code.
     pub filter: [CudaFunction; 3],
     /// `tr_expand_sparse`.
@@ -331,6 +338,7 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     let k = Arc::new(Kernels {
         pass: [f("tr_pass_f32")?, f("tr_pass_bf16")?, f("tr_pass_f16")?],
         fast: [f("tr_fast_f32")?, f("tr_fast_bf16")?, f("tr_fast_f16")?],
+        fused: [f("tr_fused_f32")?, f("tr_fused_bf16")?, f("tr_fused_f16")?],
         filter: [
             f("tr_filter_f32")?,
             f("tr_filter_bf16")?,

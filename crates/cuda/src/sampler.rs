@@ -485,21 +485,30 @@ impl Sampler {
             self.launch(&k.expand, &mut args, (rows as u32, 256, 0), pdl)?;
         }
         let pass_blocks = rows as u32 * g.nchunks;
-        let pass = if params.fast_path(fused_on) && !opts.generic {
-            &k.fast[dt]
-        } else {
-            &k.pass[dt]
+        // The generic kernel serves every row; the specialized ones only
+        // batches without bias or direct-profile racing rows, and only the
+        // first pass with fused top-k rows needs the one with that path
+        // (phase 1 never takes it).
+        let fused_rows = fused_on && params.any_fused();
+        let generic = opts.generic || !params.fast_path(fused_on);
+        let (pass, race_pass) = match (generic, fused_rows) {
+            (true, _) => (&k.pass[dt], &k.pass[dt]),
+            (false, true) => (&k.fused[dt], &k.fast[dt]),
+            (false, false) => (&k.fast[dt], &k.fast[dt]),
         };
-        let max = pass
-            .max_threads_per_block()
-            .ctx("reading the kernel's block limit")?;
-        if g.block_threads as i32 > max {
-            return Err(CudaError::Shape(format!(
-                "block_threads {} exceeds this kernel variant's limit {max}",
-                g.block_threads
-            )));
+        let second = params.needs_second_pass(fused_on, topp_on);
+        for f in [pass, race_pass].iter().take(if second { 2 } else { 1 }) {
+            let max = f
+                .max_threads_per_block()
+                .ctx("reading the kernel's block limit")?;
+            if g.block_threads as i32 > max {
+                return Err(CudaError::Shape(format!(
+                    "block_threads {} exceeds this kernel variant's limit {max}",
+                    g.block_threads
+                )));
+            }
         }
-        let smem = if fused_on && params.any_fused() {
+        let smem = if fused_rows {
             g.pass_smem.max(g.fused_smem)
         } else {
             g.pass_smem
@@ -518,7 +527,7 @@ impl Sampler {
             self.launch(&k.topp_hist[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
             self.launch(&k.topp_gather[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
         }
-        if params.needs_second_pass(fused_on, topp_on) {
+        if second {
             if params.needs_filter_kernel(fused_on, topp_on) {
                 self.launch(
                     &k.filter[dt],
@@ -529,7 +538,7 @@ impl Sampler {
             }
             args.phase = 1;
             self.launch(
-                pass,
+                race_pass,
                 &mut args,
                 (pass_blocks, g.block_threads, g.pass_smem),
                 pdl,
