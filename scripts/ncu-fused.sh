@@ -9,7 +9,7 @@ for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h
 done
 for args in "--rows 1024 --top-k 50" "--rows 1 --top-k 50"; do
 echo "=== $args"
-timeout 120 ncu --clock-control none --kernel-name regex:tr_fast --launch-skip 1 --launch-count 1 \
+timeout 120 ncu --clock-control none --kernel-name regex:tr_fused --launch-skip 1 --launch-count 1 \
   --section SpeedOfLight --section WarpStateStats --section Occupancy --section SchedulerStats --section LaunchStats \
   target/release/tailrace-cuda-check bench $args 2>&1 | grep -vE "^==PROF==|^\s*$" | grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Block Limit|Registers|Shared Memory|Stall|Warp Cycles|Issued Warp|Eligible|Active Warps|No Eligible|One or More|Dynamic Shared|Waves" | head -60
 done

@@ -4,8 +4,11 @@
 # lines with the most warp-stall samples and the stall reasons of the kernel.
 # Build here: bash scripts/device-run.sh build; then the device tool's `run` with
 #   carry ["target/release/tailrace-cuda-check"], command: bash scripts/ncu-source.sh
-# Environment: KERNEL (default tr_fast_bf16), CONFIGS ("rows:top_k:top_p ...",
-# each profiled and summarized in turn), TOP (SASS lines printed, default 60).
+# Environment: KERNEL (default tr_fused_bf16, the pass with the fused top-k
+# path; tr_fast_bf16 is the one of plain batches), CONFIGS ("rows:top_k:top_p
+# ...", each profiled and summarized in turn), TOP (SASS lines printed,
+# default 60), PIPES=1 (also the issue share of each execution pipe), DTYPE
+# (logit type of the profiled batches: bf16, f32 or f16; default bf16).
 set -u
 for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
   if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
@@ -13,7 +16,7 @@ done
 BIN=target/release/tailrace-cuda-check
 OUT=${OUT:-/tmp/tailrace-out}
 mkdir -p "$OUT"
-KERNEL=${KERNEL:-tr_fast_bf16}
+KERNEL=${KERNEL:-tr_fused_bf16}
 CONFIGS=${CONFIGS:-"1024:50:1.0 1:50:1.0"}
 TOP=${TOP:-60}
 for c in $CONFIGS; do
@@ -23,7 +26,7 @@ for c in $CONFIGS; do
   timeout 180 ncu --clock-control none --kernel-name "$KERNEL" --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section SourceCounters --section InstructionStats \
     --section SchedulerStats --section Occupancy -f -o "$rep" \
-    $BIN bench --rows "$rows" --top-k "$k" --top-p "$p" --reps 2 >/dev/null 2>&1
+    $BIN bench --rows "$rows" --top-k "$k" --top-p "$p" --dtype "${DTYPE:-bf16}" --reps 2 >/dev/null 2>&1
   echo "ncu exit code: $?"
   ncu --import "$rep.ncu-rep" --print-units base 2>&1 |
     grep -E "Duration|Elapsed Cycles|SM Active|Executed Ipc|Issue Slots Busy|Warp Cycles Per Issued|Achieved Occupancy|No Eligible|Executed Instructions  |stall|Stall" | head -30
@@ -59,4 +62,17 @@ for j in sorted(order):
     r = body[j]
     print("%5d %5.1f%% exe %9.0f  %s" % (j, 100 * num(r, samp) / tot, num(r, exe), r[src][:110] if src is not None else ""))
 PY
+  if [ "${PIPES:-0}" = 1 ]; then
+    # Issue share of each pipe (instructions issued to it over its peak) and
+    # its busy cycles, for the metrics this ncu knows.
+    want=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' |
+      grep -E '^sm__(inst_executed_pipe_[a-z_]+|pipe_[a-z_]+_cycles_active)$' | sort -u |
+      sed 's/$/.avg.pct_of_peak_sustained_active/' | paste -sd, -)
+    echo "--- pipes ($(echo "$want" | tr ',' '\n' | wc -l) metrics)"
+    timeout 180 ncu --clock-control none --kernel-name "$KERNEL" --launch-skip 1 --launch-count 1 \
+      --metrics "$want" $BIN bench --rows "$rows" --top-k "$k" --top-p "$p" --dtype "${DTYPE:-bf16}" --reps 2 >"$rep-pipes.txt" 2>&1
+    echo "ncu exit code: $?"
+    grep -E "pct_of_peak" "$rep-pipes.txt" | awk '$NF+0 >= 1.0' | sort -k3 -g -r | head -40
+    grep -iE "error|fail" "$rep-pipes.txt" | head -5
+  fi
 done

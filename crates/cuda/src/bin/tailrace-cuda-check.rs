@@ -120,6 +120,9 @@ enum Cmd {
         top_p: f64,
         #[arg(long, default_value_t = 3)]
         reps: usize,
+        /// Logit type: bf16, f32 or f16.
+        #[arg(long, default_value = "bf16", value_parser = ["bf16", "f32", "f16"])]
+        dtype: String,
     },
     /// The benchmark grid of issue 5: V x B x profile x mode, bf16 logits,
     /// CUDA-event medians; writes `--out` in the format bench/report.py reads.
@@ -250,11 +253,27 @@ fn run(cli: &Cli) -> Result<bool> {
         top_k,
         top_p,
         reps,
+        dtype,
     }) = &cli.cmd
     {
         let stream = sampler.stream().clone();
-        let mut buf = stream.alloc_zeros::<u16>(rows * vocab)?;
-        sampler.fill_random(&mut buf, Dtype::Bf16, cli.seed, 2.0)?;
+        let dt = match dtype.as_str() {
+            "f32" => Dtype::F32,
+            "f16" => Dtype::F16,
+            _ => Dtype::Bf16,
+        };
+        // One buffer element per logit (the descriptor checks the size).
+        let (mut b16, mut b32) = if dt == Dtype::F32 {
+            (None, Some(stream.alloc_zeros::<u32>(rows * vocab)?))
+        } else {
+            (Some(stream.alloc_zeros::<u16>(rows * vocab)?), None)
+        };
+        if let Some(b) = b16.as_mut() {
+            sampler.fill_random(b, dt, cli.seed, 2.0)?;
+        }
+        if let Some(b) = b32.as_mut() {
+            sampler.fill_random(b, dt, cli.seed, 2.0)?;
+        }
         let reqs: Vec<RowRequest> = (0..*rows as u64)
             .map(|r| {
                 RowRequest::from(
@@ -271,7 +290,11 @@ fn run(cli: &Cli) -> Result<bool> {
             .collect();
         let params = DeviceParams::new(&stream, *vocab, &reqs)?;
         let mut out = DeviceOutput::new(&stream, *rows)?;
-        let logits = DeviceLogits::new(&buf, &stream, Dtype::Bf16, *rows, *vocab, *vocab)?;
+        let logits = match (&b16, &b32) {
+            (Some(b), _) => DeviceLogits::new(b, &stream, dt, *rows, *vocab, *vocab)?,
+            (_, Some(b)) => DeviceLogits::new(b, &stream, dt, *rows, *vocab, *vocab)?,
+            _ => unreachable!("one buffer is allocated"),
+        };
         for _ in 0..*reps {
             sampler.sample(&logits, &params, &mut out, &LaunchOptions::default())?;
         }
@@ -1444,14 +1467,17 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                 continue;
             }
         };
-        for rows in [1usize, 64, 256, 1024] {
-            let c = bf16(
-                &format!("exact T=1 {} [{v}]", cli.variant_mode),
-                rows,
-                vraw,
-                d,
-            );
-            match time_cfg(&mut vs, &mut pool, &c, cli, bw, &mut rng) {
+        let name = format!("exact T=1 {} [{v}]", cli.variant_mode);
+        let mut vcfgs: Vec<Cfg> = [1usize, 64, 256, 1024]
+            .iter()
+            .map(|&rows| bf16(&name, rows, vraw, d))
+            .collect();
+        // The other logit types, as the default's configurations above.
+        for dt in [Dtype::F32, Dtype::F16] {
+            vcfgs.push(cfg(&name, dt, 131072, 256, vraw, d));
+        }
+        for c in &vcfgs {
+            match time_cfg(&mut vs, &mut pool, c, cli, bw, &mut rng) {
                 Ok(t) => variants.push(t),
                 Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
             }
