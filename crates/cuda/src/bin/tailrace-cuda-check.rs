@@ -69,9 +69,14 @@ struct Cli {
     /// `TR_FAST_BOUNDS=__launch_bounds__(512)`).
     #[arg(long)]
     variant: Vec<String>,
-    /// The grid mode (plain, top_k50, top_p0.9, ...) the variants are timed in.
-    #[arg(long, default_value = "plain")]
-    variant_mode: String,
+    /// The grid modes (plain, top_k50, top_p0.9, ...) the variants are timed
+    /// in, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "plain")]
+    variant_mode: Vec<String>,
+    /// Time only the variants and the default kernels in the variant modes
+    /// (not the default configuration list).
+    #[arg(long)]
+    variants_only: bool,
     /// Stop the differential check after this many seconds.
     #[arg(long, default_value_t = 240)]
     diff_budget_s: u64,
@@ -1448,38 +1453,58 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     ));
     let mut rng = Rng(cli.seed ^ 0x7177);
     let mut results = Vec::new();
+    if cli.variants_only {
+        cfgs.clear();
+    }
     for c in &cfgs {
         match time_cfg(sampler, &mut pool, c, cli, bw, &mut rng) {
             Ok(t) => results.push(t),
             Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
         }
     }
-    // Register-budget variants of the kernels (same results, other speed).
+    // Register-budget variants of the kernels (same results, other speed),
+    // with the default kernels first when the default list was skipped.
     let mut variants = Vec::new();
-    let vraw = grid_mode(&cli.variant_mode, NoiseProfile::Exact)
-        .with_context(|| format!("unknown --variant-mode {}", cli.variant_mode))?;
+    let modes: Vec<(&String, RawParams)> = cli
+        .variant_mode
+        .iter()
+        .map(|m| {
+            grid_mode(m, NoiseProfile::Exact)
+                .map(|r| (m, r))
+                .with_context(|| format!("unknown --variant-mode {m}"))
+        })
+        .collect::<Result<_>>()?;
+    let mut runs: Vec<(String, Option<Sampler>)> = Vec::new();
+    if cli.variants_only {
+        runs.push(("default".to_string(), None));
+    }
     for v in &cli.variant {
         let defines: Vec<String> = v.split(';').map(str::to_string).collect();
-        let mut vs = match Sampler::with_variant(stream.clone(), &defines) {
-            Ok(s) => s,
-            Err(e) => {
-                log(format!("  VARIANT {v}: {e:#}"));
-                continue;
-            }
-        };
-        let name = format!("exact T=1 {} [{v}]", cli.variant_mode);
-        let mut vcfgs: Vec<Cfg> = [1usize, 64, 256, 1024]
-            .iter()
-            .map(|&rows| bf16(&name, rows, vraw, d))
-            .collect();
-        // The other logit types, as the default's configurations above.
-        for dt in [Dtype::F32, Dtype::F16] {
-            vcfgs.push(cfg(&name, dt, 131072, 256, vraw, d));
+        match Sampler::with_variant(stream.clone(), &defines) {
+            Ok(s) => runs.push((v.clone(), Some(s))),
+            Err(e) => log(format!("  VARIANT {v}: {e:#}")),
         }
-        for c in &vcfgs {
-            match time_cfg(&mut vs, &mut pool, c, cli, bw, &mut rng) {
-                Ok(t) => variants.push(t),
-                Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
+    }
+    for (v, vs) in runs.iter_mut() {
+        let s: &mut Sampler = match vs {
+            Some(s) => s,
+            None => &mut *sampler,
+        };
+        for (m, vraw) in &modes {
+            let name = format!("exact T=1 {m} [{v}]");
+            let mut vcfgs: Vec<Cfg> = [1usize, 64, 256, 1024]
+                .iter()
+                .map(|&rows| bf16(&name, rows, *vraw, d))
+                .collect();
+            // The other logit types, as the default's configurations above.
+            for dt in [Dtype::F32, Dtype::F16] {
+                vcfgs.push(cfg(&name, dt, 131072, 256, *vraw, d));
+            }
+            for c in &vcfgs {
+                match time_cfg(s, &mut pool, c, cli, bw, &mut rng) {
+                    Ok(t) => variants.push(t),
+                    Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
+                }
             }
         }
     }
