@@ -71,6 +71,18 @@ struct SampleArgs {
 #ifndef TR_FAST_BOUNDS
 #define TR_FAST_BOUNDS __maxnreg__(80)
 #endif
+// The same cap for the kernel with the fused top-k path (a separate knob),
+// and the cap of its build for launches with more blocks than the 80-register
+// build keeps resident: 64 registers give four blocks of 256 an SM instead of
+// three, which pays once the blocks queue (top-k 50 + top-p 0.9, B = 1024:
+// 246 -> 225 us) and costs where they do not (B = 256: 82.5 -> 87.4 us;
+// docs/cuda-notes.md, run 9).
+#ifndef TR_FUSED_BOUNDS
+#define TR_FUSED_BOUNDS TR_FAST_BOUNDS
+#endif
+#ifndef TR_FUSED_WIDE_BOUNDS
+#define TR_FUSED_WIDE_BOUNDS __maxnreg__(64)
+#endif
 // Whether tr_fast_* carry the fused top-k path too (a timing knob: run 9 of
 // docs/cuda-notes.md times the kernels with it against those without).
 #ifndef TR_FAST_FUSED
@@ -1478,9 +1490,12 @@ extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_g
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED>(A); }
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED>(A); }
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }
 
 // ---- sparse bias rows expanded to dense rows ----
 extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {

@@ -22,13 +22,16 @@ const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 23] = [
+pub const KERNEL_NAMES: [&str; 26] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
     "tr_fused_f32",
     "tr_fused_bf16",
     "tr_fused_f16",
+    "tr_fused_wide_f32",
+    "tr_fused_wide_bf16",
+    "tr_fused_wide_f16",
     "tr_pass_f32",
     "tr_pass_bf16",
     "tr_pass_f16",
@@ -271,6 +274,9 @@ pub struct Kernels {
     /// `tr_fused_{f32,bf16,f16}`: `fast` with the fused top-k path, for
     /// launches in which some row takes it.
     pub fused: [CudaFunction; 3],
+    /// `tr_fused_wide_{f32,bf16,f16}`: `fused` at 64 registers, for launches
+    /// with more blocks than `fused` keeps resident.
+    pub fused_wide: [CudaFunction; 3],
     /// `tr_filter_{f32,bf16,f16}` by dtype code.
     pub filter: [CudaFunction; 3],
     /// `tr_expand_sparse`.
@@ -339,6 +345,11 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
         pass: [f("tr_pass_f32")?, f("tr_pass_bf16")?, f("tr_pass_f16")?],
         fast: [f("tr_fast_f32")?, f("tr_fast_bf16")?, f("tr_fast_f16")?],
         fused: [f("tr_fused_f32")?, f("tr_fused_bf16")?, f("tr_fused_f16")?],
+        fused_wide: [
+            f("tr_fused_wide_f32")?,
+            f("tr_fused_wide_bf16")?,
+            f("tr_fused_wide_f16")?,
+        ],
         filter: [
             f("tr_filter_f32")?,
             f("tr_filter_bf16")?,

@@ -8,6 +8,7 @@ use cudarc::driver::{
     result as drv, sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
 };
 use half::{bf16, f16};
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -286,6 +287,9 @@ pub struct Sampler {
     /// Programmatic dependent launch is available (compute capability >= 9.0).
     pdl: bool,
     ws: Workspace,
+    /// Blocks of the fused pass kernel resident on one SM, by (dtype code,
+    /// block threads, dynamic shared memory).
+    resident: HashMap<(usize, u32, u32), u32>,
 }
 
 impl Sampler {
@@ -323,6 +327,7 @@ impl Sampler {
             sm_count,
             pdl: major >= 9,
             ws: Workspace::default(),
+            resident: HashMap::new(),
         })
     }
 
@@ -491,9 +496,23 @@ impl Sampler {
         // (phase 1 never takes it).
         let fused_rows = fused_on && params.any_fused();
         let generic = opts.generic || !params.fast_path(fused_on);
+        let smem = if fused_rows {
+            g.pass_smem.max(g.fused_smem)
+        } else {
+            g.pass_smem
+        };
         let (pass, race_pass) = match (generic, fused_rows) {
             (true, _) => (&k.pass[dt], &k.pass[dt]),
-            (false, true) => (&k.fused[dt], &k.fast[dt]),
+            (false, true) => {
+                // More blocks than the 80-register build keeps resident:
+                // the 64-register one (more blocks an SM, some spills).
+                let resident = self.resident_blocks(dt, g.block_threads, smem)?;
+                if u64::from(pass_blocks) > u64::from(resident) * u64::from(self.sm_count) {
+                    (&k.fused_wide[dt], &k.fast[dt])
+                } else {
+                    (&k.fused[dt], &k.fast[dt])
+                }
+            }
             (false, false) => (&k.fast[dt], &k.fast[dt]),
         };
         let second = params.needs_second_pass(fused_on, topp_on);
@@ -508,11 +527,6 @@ impl Sampler {
                 )));
             }
         }
-        let smem = if fused_rows {
-            g.pass_smem.max(g.fused_smem)
-        } else {
-            g.pass_smem
-        };
         self.launch(pass, &mut args, (pass_blocks, g.block_threads, smem), pdl)?;
         if topp_on && params.any_topp() {
             // Binned top-p (kernels/topp.cu): masses into bins and the cut's
@@ -545,6 +559,20 @@ impl Sampler {
             )?;
         }
         Ok(())
+    }
+
+    /// How many blocks of `tr_fused_*` of dtype `dt` one SM holds at once
+    /// (the driver's occupancy answer, cached).
+    fn resident_blocks(&mut self, dt: usize, block_threads: u32, smem: u32) -> Result<u32> {
+        if let Some(&n) = self.resident.get(&(dt, block_threads, smem)) {
+            return Ok(n);
+        }
+        let n = self.kernels.fused[dt]
+            .occupancy_max_active_blocks_per_multiprocessor(block_threads, smem as usize, None)
+            .ctx("reading the fused kernel's occupancy")?
+            .max(1);
+        self.resident.insert((dt, block_threads, smem), n);
+        Ok(n)
     }
 
     /// Launches one kernel of the sequence: `shape` is (grid, block, dynamic
