@@ -59,6 +59,7 @@ struct SampleArgs {
     u32 fused_on;   // 1: rows that qualify take the fused top-k path (tr_fused_row)
     u32 topp_on;    // 1: rows that qualify take the binned top-p path (topp.cu)
     u64* topp;      // its workspace: per-row ToppRow, histograms, bin lists
+    u32* topp_cnt;  // bf16 top-p rows of many chunks: each chunk's value counts, or null
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).
@@ -748,17 +749,12 @@ __device__ __forceinline__ void tr_count_digits(const u64* buf, u32 n, int shift
     }
 }
 
-// Warp-collective: a threshold t for the n distinct keys buf[0..n) with
-// k <= #(keys >= t) <= k - 1 + slack (1 <= k <= n, slack >= 1; slack 1 gives
-// the k-th largest key's digits, exactly k keys at or above). Radix select,
-// 8 bits a level from the top, stopping at the first level whose chosen digit
-// holds at most `slack` keys; t is the prefix chosen so far (lower bits 0).
-// Digits that every key shares are skipped. `hist` is this warp's 256
-// counters (16-byte aligned).
-__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
-    const u32 lane = threadIdx.x & 31;
-    u64 an = ~0ULL, o = 0;
-    for (u32 j = lane; j < n; j += 32) {
+// The AND and the OR of a warp's buffer buf[0..n), in every lane: the bits
+// all its keys share are those set in `an` or clear in `o`.
+__device__ __forceinline__ void tr_warp_and_or(const u64* buf, u32 n, u64& an, u64& o) {
+    an = ~0ULL;
+    o = 0;
+    for (u32 j = threadIdx.x & 31; j < n; j += 32) {
         const u64 v = buf[j];
         an &= v;
         o |= v;
@@ -768,6 +764,19 @@ __device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 
         an &= tr_shfl_xor_u64(an, off);
         o |= tr_shfl_xor_u64(o, off);
     }
+}
+
+// Warp-collective: a threshold t for the n distinct keys buf[0..n) with
+// k <= #(keys >= t) <= k - 1 + slack (1 <= k <= n, slack >= 1; slack 1 gives
+// the k-th largest key's digits, exactly k keys at or above). Radix select,
+// 8 bits a level from the top, stopping at the first level whose chosen digit
+// holds at most `slack` keys; t is the prefix chosen so far (lower bits 0).
+// Digits that every key shares are skipped. `hist` is this warp's 256
+// counters (16-byte aligned).
+__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
+    const u32 lane = threadIdx.x & 31;
+    u64 an, o;
+    tr_warp_and_or(buf, n, an, o);
     const u64 diff = an ^ o;
     u64 prefix = 0;
     u32 krem = k;
@@ -896,17 +905,8 @@ __device__ __forceinline__ WarpTopk tr_warp_topk(u64* smem, u32 k) {
 __device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist,
                                   TopkCtl& C) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    u64 an = ~0ULL, o = 0;
-    for (u32 j = lane; j < n; j += 32) {
-        const u64 v = buf[j];
-        an &= v;
-        o |= v;
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        an &= tr_shfl_xor_u64(an, off);
-        o |= tr_shfl_xor_u64(o, off);
-    }
+    u64 an, o;
+    tr_warp_and_or(buf, n, an, o);
     __syncthreads();  // the block's reads of an earlier call's counts are done
     if (lane == 0) {
         C.sel_an[warp] = an;

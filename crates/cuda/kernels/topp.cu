@@ -58,7 +58,9 @@ struct ToppRow {
     u32 active;          // 1 between the select and the cut
     u32 arrive_hist;     // chunk blocks of the row done with the histogram
     u32 arrive_gather;   // ... with the gather
-    u32 pad[3];
+    u32 cstar;           // bf16 rows of many chunks: the chunk where the cut lies, or
+                         // TR_TOPP_NONE (every chunk is gathered)
+    u32 pad[2];
 };
 static_assert(sizeof(ToppRow) == 64, "ToppRow is the record's 8-word header");
 struct ToppBin {
@@ -294,6 +296,7 @@ __device__ __forceinline__ void tr_topp_found(const SampleArgs& A, u32 row, u32 
     R->bstar = b;
     R->count = 0;
     R->active = 1;
+    R->cstar = TR_TOPP_NONE;
 }
 
 // The mass of one element of value entry e (e != np): 0 where min-p drops it.
@@ -364,6 +367,47 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
     }
 }
 
+// The chunk of a bf16 row (many chunks, a value entry b*) where the cut lies.
+// The elements of b* share one mass m, and rank order among them is index
+// order, so the cut is the ceil(r / m)-th of them by index: in the first chunk
+// c whose count of b* elements, added to those of the chunks before it, times
+// m reaches r. Records c and the mass still needed inside it; the gather then
+// reads that chunk alone. One warp of the row's last histogram block.
+__device__ __noinline__ void tr_topp_locate(const SampleArgs& A, u32 row, const ToppMap& M) {
+    ToppRow* R = tr_topp_state(A, row);
+    if (threadIdx.x >= 32 || __ldcg(&R->active) == 0) return;
+    const u32 b = __ldcg(&R->bstar);
+    if (b == M.np) return;  // the middle bin: masses differ, every chunk is gathered
+    const u32 lane = threadIdx.x;
+    const u64 m = __ldcg(&tr_topp_masses(A, row)[b]);
+    const u128 r = ((u128)__ldcg(&R->r_hi) << 64) | (u128)__ldcg(&R->r_lo);
+    const u32* counts = A.topp_cnt + (u64)row * A.nchunks * TR_TOPP_VALUES + b;
+    u32 run = 0;  // b* elements in the chunks before this step's
+    for (u32 c0 = 0; c0 < A.nchunks; c0 += 32) {
+        const u32 c = c0 + lane;
+        const u32 n = c < A.nchunks ? __ldcg(&counts[(u64)c * TR_TOPP_VALUES]) : 0;
+        u32 incl = n;
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const u32 y = __shfl_up_sync(TR_FULL, incl, off);
+            if (lane >= (u32)off) incl += y;
+        }
+        incl += run;
+        const u32 hit = __ballot_sync(TR_FULL, (u128)incl * m >= r);
+        if (hit != 0) {
+            if (lane == (u32)(__ffs(hit) - 1)) {
+                const u128 rest = r - (u128)(incl - n) * m;
+                R->r_lo = (u64)rest;
+                R->r_hi = (u64)(rest >> 64);
+                R->cstar = c;
+            }
+            return;
+        }
+        run = __shfl_sync(TR_FULL, incl, 31);
+    }
+    // Not reached (the counts always reach r): every chunk is gathered.
+}
+
 // The select of an f32/f16 row over its TR_TOPP_BINS bins (its last chunk
 // block); resets the bins.
 __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
@@ -409,22 +453,30 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
 #ifndef TR_TOPP_UNITS
 #define TR_TOPP_UNITS 2
 #endif
+// 1: the gather reads the cut's chunk alone where the histogram located it
+// (tr_topp_locate); 0: every chunk (a tuning variant; same results).
+#ifndef TR_TOPP_LOCATE
+#define TR_TOPP_LOCATE 1
+#endif
+// Value counts a thread flushes per step (a tuning knob).
+#ifndef TR_TOPP_FLUSH
+#define TR_TOPP_FLUSH 4
+#endif
 #ifndef TR_TOPP_GATHER_UNITS
 #define TR_TOPP_GATHER_UNITS TR_TOPP_UNITS
 #endif
+// Units [ulo, uhi) of a row (a piece of one chunk).
 template <int DT, int UNITS = TR_TOPP_UNITS, class G>
-__device__ __forceinline__ void tr_topp_units(const SampleArgs& A, u32 row, u32 chunk, G g) {
+__device__ __forceinline__ void tr_topp_range(const SampleArgs& A, u32 row, i64 ulo, i64 uhi, G g) {
     typedef typename Elem<DT>::T ET;
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
     const bool al = (((u64)xrow) & 15) == 0;
-    const i64 lo = (i64)chunk * A.chunk_len;
-    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
-    const i64 uend = (hi + 7) >> 3, step = blockDim.x;
-    for (i64 u0 = (lo >> 3) + threadIdx.x; u0 < uend; u0 += UNITS * step) {
+    const i64 step = blockDim.x;
+    for (i64 u0 = ulo + threadIdx.x; u0 < uhi; u0 += UNITS * step) {
         Raw8 r[UNITS];
         const i64 ulast = u0 + (UNITS - 1) * step;
-        if (al && ulast < uend && ulast * 8 + 8 <= (i64)A.vocab) {
-            // Interior: whole aligned units of this chunk, 16-byte loads only.
+        if (al && ulast < uhi && ulast * 8 + 8 <= (i64)A.vocab) {
+            // Interior: whole aligned units of this range, 16-byte loads only.
 #pragma unroll
             for (int k = 0; k < UNITS; k++) {
                 const uint4* p = (const uint4*)(xrow + (u0 + k * step) * 8);
@@ -435,24 +487,44 @@ __device__ __forceinline__ void tr_topp_units(const SampleArgs& A, u32 row, u32 
 #pragma unroll
             for (int k = 0; k < UNITS; k++) {
                 const i64 u = u0 + k * step;
-                r[k] = tr_fetch8<DT>(xrow, u * 8, A.vocab, al, u < uend);
+                r[k] = tr_fetch8<DT>(xrow, u * 8, A.vocab, al, u < uhi);
             }
         }
 #pragma unroll
         for (int k = 0; k < UNITS; k++) g(r[k], u0 + k * step);
     }
 }
+// The unit range of a chunk.
+__device__ __forceinline__ void tr_topp_chunk_units(const SampleArgs& A, u32 chunk, i64& ulo, i64& uhi) {
+    const i64 lo = (i64)chunk * A.chunk_len;
+    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
+    ulo = lo >> 3;
+    uhi = (hi + 7) >> 3;
+}
+template <int DT, int UNITS = TR_TOPP_UNITS, class G>
+__device__ __forceinline__ void tr_topp_units(const SampleArgs& A, u32 row, u32 chunk, G g) {
+    i64 ulo, uhi;
+    tr_topp_chunk_units(A, chunk, ulo, uhi);
+    tr_topp_range<DT, UNITS>(A, row, ulo, uhi, g);
+}
 
-// The elements of one chunk of a row: f(x, index) for every element, -inf
-// included.
+// The elements of units [ulo, uhi) of a row: f(x, index) for every element,
+// -inf included.
 template <int DT, int UNITS = TR_TOPP_UNITS, class F>
-__device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 chunk, F f) {
-    tr_topp_units<DT, UNITS>(A, row, chunk, [&](const Raw8& r, i64 u) {
+__device__ __forceinline__ void tr_topp_elems(const SampleArgs& A, u32 row, i64 ulo, i64 uhi, F f) {
+    tr_topp_range<DT, UNITS>(A, row, ulo, uhi, [&](const Raw8& r, i64 u) {
         float x[8];
         tr_convert8<DT>(r, x);
 #pragma unroll
         for (int q = 0; q < 8; q++) f(x[q], (u32)(u * 8 + q));
     });
+}
+// The elements of one chunk of a row.
+template <int DT, int UNITS = TR_TOPP_UNITS, class F>
+__device__ __forceinline__ void tr_topp_chunk(const SampleArgs& A, u32 row, u32 chunk, F f) {
+    i64 ulo, uhi;
+    tr_topp_chunk_units(A, chunk, ulo, uhi);
+    tr_topp_elems<DT, UNITS>(A, row, ulo, uhi, f);
 }
 
 // The value entries of the eight bf16 values of a unit, each clamped to at
@@ -469,19 +541,6 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
         f(__uint_as_float(w[j] & 0xffff0000u), e2 >> 16);
     }
 }
-// Whether some element of the unit falls in the middle bin (Q.mid).
-__device__ __forceinline__ bool tr_topp_any_mid(const Raw8& r, const ToppKeys& Q) {
-    const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
-    const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : Q.mid | (Q.mid << 16);
-    u32 z = 0;
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const u32 h = tr_topp_entries2(w[j], Q) ^ mid2;  // a zero half: a middle element
-        z |= (h - 0x00010001u) & ~h & 0x80008000u;
-    }
-    return z != 0;
-}
-
 template <int DT>
 __device__ void tr_topp_hist(const SampleArgs& A) {
     // bf16 rows: value counts; f32/f16 rows: bin counts and mass sums.
@@ -501,11 +560,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     if constexpr (VALUES) {
         const ToppMap M = tr_topp_map(a_max, t);
         const ToppKeys Q = tr_topp_keys(M, a_max);
+        const u32 ec2 = Q.ec | (Q.ec << 16);
+        const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : Q.mid | (Q.mid << 16);
         for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[e] = 0;
-        if (threadIdx.x == 0) {
-            h_lo[0] = h_hi[0] = 0;
-            s_nmid = 0;
-        }
+        if (threadIdx.x == 0) s_nmid = 0;
         if (A.nchunks > 1) {
             // This chunk's share of the row's value masses (the select's
             // table): a few per block, so no block waits long on them.
@@ -523,21 +581,40 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // entry to slot Q.ec, which the select never reads (past the entries,
         // or the middle entry, whose count is never read).
         tr_topp_units<DT>(A, row, chunk, [&](const Raw8& r, i64) {
-            tr_topp_entries8(r, Q, [&](float, u32 e) { atomicAdd(&h_cnt[e], 1u); });
-            if (tr_topp_any_mid(r, Q)) {
-                tr_topp_entries8(r, Q, [&](float x, u32 e) {
-                    if (e != Q.mid) return;
-                    const u32 j = atomicAdd(&s_nmid, 1u);
-                    if (j < TR_TOPP_MIDCAP) s_mid[j] = x;
-                });
+            const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+            u32 z = 0;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const u32 e2 = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
+                atomicAdd(&h_cnt[e2 & 0xffffu], 1u);
+                atomicAdd(&h_cnt[e2 >> 16], 1u);
+                // Bit 15 (31) set exactly where the low (high) half of h is 0:
+                // a middle element. Element 2j's flag goes to bit 15 - j, element
+                // 2j + 1's to bit 31 - j.
+                const u32 h = e2 ^ mid2;
+                z |= (~(((h & 0x7fff7fffu) + 0x7fff7fffu) | h) & 0x80008000u) >> j;
             }
+            if (z == 0) return;
+            // The unit's middle elements into the list: one shared atomic.
+            u32 slot = atomicAdd(&s_nmid, (u32)__popc(z));
+            do {
+                const u32 b = 31 - __clz(z);
+                z ^= 1u << b;
+                const u32 j = 15 - (b & 15);
+                const u32 wj = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
+                const u32 v = b >= 16 ? wj & 0xffff0000u : wj << 16;
+                if (slot < TR_TOPP_MIDCAP) s_mid[slot] = __uint_as_float(v);
+                slot++;
+            } while (z != 0);
         });
         __syncthreads();
+        // The middle elements' masses: summed by each thread, then over the
+        // block (integer sums: the order does not matter).
+        u128 msum = 0;
         auto add_mid = [&](float x) {
             const double a = (double)x;
             if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
-            const u64 m = tr_top_p_mass(a, a_max, t);
-            if (m != 0) tr_atomic_add128(&h_lo[0], &h_hi[0], (u128)m);
+            msum += (u128)tr_top_p_mass(a, a_max, t);
         };
         if (s_nmid <= TR_TOPP_MIDCAP) {
             for (u32 j = threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
@@ -548,21 +625,39 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 });
             });
         }
-        __syncthreads();
+        u128 mid_chunk;
+        tr_block_scan_u128(msum, &mid_chunk);  // barriers: h_cnt is complete after it
         if (A.nchunks == 1) {
-            tr_topp_select_values<false>(A, row, st, M, h_cnt, ((u128)h_hi[0] << 64) | (u128)h_lo[0]);
+            tr_topp_select_values<false>(A, row, st, M, h_cnt, mid_chunk);
             return;
         }
         u32* cnt = tr_topp_counts(A, row);
-        for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) {
-            if (h_cnt[e] != 0) atomicAdd(&cnt[e], h_cnt[e]);
+        u32* own = A.topp_cnt != nullptr ? A.topp_cnt + (u64)blockIdx.x * TR_TOPP_VALUES : nullptr;
+        // TR_TOPP_FLUSH entries a thread and step (the shared loads overlap),
+        // a warp's 32 consecutive entries an instruction (its atomics coalesce).
+        constexpr int FL = TR_TOPP_FLUSH;
+        for (u32 e0 = threadIdx.x; e0 < M.e; e0 += FL * blockDim.x) {
+            u32 c[FL];
+#pragma unroll
+            for (int k = 0; k < FL; k++) {
+                const u32 e = e0 + k * blockDim.x;
+                c[k] = e < M.e ? h_cnt[e] : 0;
+            }
+#pragma unroll
+            for (int k = 0; k < FL; k++) {
+                const u32 e = e0 + k * blockDim.x;
+                if (e >= M.e) break;
+                if (own != nullptr) own[e] = c[k];  // this chunk's counts, for the cut's chunk
+                if (c[k] != 0) atomicAdd(&cnt[e], c[k]);
+            }
         }
-        if (threadIdx.x == 0 && (h_lo[0] | h_hi[0]) != 0)
-            tr_atomic_add128(&R->mid_lo, &R->mid_hi, ((u128)h_hi[0] << 64) | (u128)h_lo[0]);
+        if (threadIdx.x == 0 && mid_chunk != 0)
+            tr_atomic_add128(&R->mid_lo, &R->mid_hi, mid_chunk);
         if (!tr_topp_last(A, &R->arrive_hist)) return;
         const u128 mid_sum = ((u128)__ldcg(&R->mid_hi) << 64) | (u128)__ldcg(&R->mid_lo);
         tr_topp_select_values<true>(A, row, st, M, cnt, mid_sum);
         __syncthreads();
+        if (TR_TOPP_LOCATE && A.topp_cnt != nullptr) tr_topp_locate(A, row, M);
         // Ready for the next call (graph replays included).
         for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) cnt[e] = 0;
         if (threadIdx.x == 0) R->mid_lo = R->mid_hi = 0;
@@ -726,7 +821,18 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
             const double vstar = tr_topp_value(bstar, M);
             const u32 hstar = __float_as_uint((float)vstar);
             const u64 m = tr_top_p_mass(vstar, a_max, t);
-            tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
+            // Where the histogram found the cut's chunk, the row's blocks
+            // share that chunk (a piece each); else each reads its own.
+            const u32 cstar = R->cstar;
+            i64 ulo, uhi;
+            tr_topp_chunk_units(A, cstar != TR_TOPP_NONE ? cstar : chunk, ulo, uhi);
+            if (cstar != TR_TOPP_NONE) {
+                const i64 per = (uhi - ulo + A.nchunks - 1) / A.nchunks;
+                const i64 p0 = ulo + (i64)chunk * per;
+                ulo = p0 < uhi ? p0 : uhi;
+                uhi = p0 + per < uhi ? p0 + per : uhi;
+            }
+            tr_topp_elems<DT, TR_TOPP_GATHER_UNITS>(A, row, ulo, uhi, [&](float x, u32 i) {
                 if (__float_as_uint(x) == hstar) push(x, i, m);
             });
         } else {

@@ -53,6 +53,9 @@ pub const TOPP_VALUES: u64 = 4096;
 pub const TOPP_ROW_BYTES: u64 = 64 + TOPP_BINS * 24 + TOPP_VALUES * 8 + TOPP_CAP * 16;
 // A bf16 row's value counts live in the bins' place (kernels/topp.cu).
 const _: () = assert!(TOPP_VALUES * 4 <= TOPP_BINS * 24);
+/// Most bytes of per-chunk top-p value counts (4 bytes an entry, one table
+/// per block of the top-p kernels); a shape needing more gathers every chunk.
+pub const TOPP_CHUNK_COUNTS_MAX: u64 = 64 << 20;
 
 /// A resolved launch shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +84,10 @@ pub struct Geometry {
     pub fused_list_bytes: u64,
     /// Bytes of the binned top-p workspace; 0 when that path is off.
     pub topp_bytes: u64,
+    /// Bytes of the per-chunk value counts of bf16 top-p rows (the gather
+    /// then reads the cut's chunk alone); 0 with one chunk a row, or when
+    /// they would take more than [`TOPP_CHUNK_COUNTS_MAX`].
+    pub topp_cnt_bytes: u64,
 }
 
 fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
@@ -161,6 +168,20 @@ impl Geometry {
         } else {
             topp
         };
+        // A chunk's table (16 KiB) pays where it saves reading a longer
+        // chunk: from 4 * TOPP_VALUES elements on (docs/cuda-notes.md, run
+        // 10: at 2048-element chunks the table writes cost the histogram more
+        // than the gather saved).
+        let counts = rows as u64 * topp_nchunks * TOPP_VALUES * 4;
+        let topp_cnt_bytes = if topp_bytes == 0
+            || topp_nchunks == 1
+            || topp_chunk_len < 4 * TOPP_VALUES
+            || counts > TOPP_CHUNK_COUNTS_MAX
+        {
+            0
+        } else {
+            counts
+        };
         let blocks = nchunks.max(topp_nchunks) * rows as u64;
         if blocks > i32::MAX as u64 {
             return Err(CudaError::Shape(format!(
@@ -179,6 +200,7 @@ impl Geometry {
             fused_smem,
             fused_list_bytes,
             topp_bytes,
+            topp_cnt_bytes,
         })
     }
 }
@@ -247,6 +269,7 @@ pub(crate) struct SampleArgs {
     pub fused_on: u32,
     pub topp_on: u32,
     pub topp: u64,
+    pub topp_cnt: u64,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -260,7 +283,7 @@ mod tests {
     #[test]
     fn args_layout_matches_the_kernel_struct() {
         // 22 pointers/u64, 6 u32, a pointer, 2 u32, a pointer: 224 bytes, no padding.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 24 * 8 + 8 * 4);
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 8 * 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 
@@ -328,6 +351,41 @@ mod tests {
         assert_eq!((f.nchunks, f.topp_nchunks), (7, 7));
         assert_eq!(auto_chunks(5, 1, 396), 1);
         assert_eq!(auto_chunks(1000, 64, 1), 1);
+    }
+
+    #[test]
+    fn chunk_counts_only_for_long_chunks() {
+        let g = |rows, bpr| {
+            let o = LaunchOptions {
+                blocks_per_row: bpr,
+                ..Default::default()
+            };
+            Geometry::new(&o, rows, 131072, 132).unwrap().topp_cnt_bytes
+        };
+        // 2048- and 4096-element chunks: no table; 16384 and longer: one
+        // table of TOPP_VALUES counts per block of the top-p kernels.
+        assert_eq!(g(1, 0), 0);
+        assert_eq!(g(8, 0), 0);
+        assert_eq!(g(32, 0), 0);
+        assert_eq!(g(64, 0), 64 * 8 * TOPP_VALUES * 4);
+        assert_eq!(g(256, 0), 256 * 2 * TOPP_VALUES * 4);
+        // One chunk a row: the gather reads that chunk anyway.
+        assert_eq!(g(1024, 0), 0);
+        assert_eq!(g(8, 1), 0);
+        // More than TOPP_CHUNK_COUNTS_MAX: off.
+        assert_eq!(g(1024, 8), 0);
+        assert_eq!(g(512, 2), 512 * 2 * TOPP_VALUES * 4);
+        // Off with the top-p path.
+        let off = LaunchOptions {
+            no_fused: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            Geometry::new(&off, 256, 131072, 132)
+                .unwrap()
+                .topp_cnt_bytes,
+            0
+        );
     }
 
     #[test]

@@ -271,6 +271,8 @@ struct Workspace {
     cand_ptr: u64,
     topp: Option<CudaSlice<u64>>,
     topp_ptr: u64,
+    topp_cnt: Option<CudaSlice<u32>>,
+    topp_cnt_ptr: u64,
 }
 
 fn grown(have: Option<usize>, need: usize) -> bool {
@@ -402,6 +404,16 @@ impl Sampler {
             self.ws.topp_ptr = c.device_ptr(&self.stream).0;
             self.ws.topp = Some(c);
         }
+        let counts = (g.topp_cnt_bytes / 4) as usize;
+        if counts > 0 && grown(self.ws.topp_cnt.as_ref().map(|s| s.len()), counts) {
+            // Written before they are read in every call: no clearing needed.
+            let c = self
+                .stream
+                .alloc_zeros::<u32>(counts)
+                .ctx("allocating the workspace")?;
+            self.ws.topp_cnt_ptr = c.device_ptr(&self.stream).0;
+            self.ws.topp_cnt = Some(c);
+        }
         let sparse = sparse_rows * vocab;
         if sparse > 0 && grown(self.ws.sparse.as_ref().map(|s| s.len()), sparse) {
             let s = self
@@ -481,6 +493,11 @@ impl Sampler {
             fused_on: u32::from(fused_on),
             topp_on: u32::from(topp_on),
             topp: self.ws.topp_ptr,
+            topp_cnt: if g.topp_cnt_bytes > 0 {
+                self.ws.topp_cnt_ptr
+            } else {
+                0
+            },
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
