@@ -27,7 +27,7 @@ use tailrace_cuda::debug::{
     cpu_int_words, cpu_math_words, same_f32_bits, same_f64_bits, NoiseWords,
 };
 use tailrace_cuda::{
-    kernels, DeviceLogits, DeviceOutput, DeviceParams, Dtype, LaunchOptions, Sampler,
+    kernels, DeviceLogits, DeviceOutput, DeviceParams, Dtype, Geometry, LaunchOptions, Sampler,
 };
 use tailrace_model::{
     sample_batch, LogitBias, NoiseProfile, RawParams, RowOutput, RowRequest, SamplingParams,
@@ -386,6 +386,16 @@ fn run(cli: &Cli) -> Result<bool> {
             v["summary"].as_str().unwrap_or("")
         ));
         summary.insert("differential".into(), v);
+        write_summary(&summary);
+
+        // 2b. Differential of long-chunk top-p batches (the located chunk).
+        let (ok, v) = check_long_topp(&mut sampler, cli)?;
+        all_ok &= ok;
+        lines.push(format!(
+            "long top-p: {}",
+            v["summary"].as_str().unwrap_or("")
+        ));
+        summary.insert("long_topp".into(), v);
         write_summary(&summary);
 
         // 3. Invariance.
@@ -814,6 +824,71 @@ fn check_differential(
         json!({"summary": summary, "rows": rows, "batches": batches, "mismatches": n_mismatch,
             "errors": errors, "by_kind": by, "status_counts": status_counts,
             "large_rows": large_rows, "cpu_s": cpu_s, "gpu_s": gpu_s, "ok": ok}),
+    ))
+}
+
+/// Batches of bf16 top-p rows whose top-p chunks are long enough for the
+/// histogram's per-chunk counts (`Batch::generate_long_topp`), against the
+/// CPU model. The random batches of the differential rarely have that shape
+/// (it needs dozens of rows of a large vocabulary). Counts how many batches
+/// took the located-chunk path on this device; none taking it is a failure,
+/// not a pass.
+fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
+    // Two batches in the short runs (the memcheck run asks for 1,500 rows).
+    let batches: u64 = if cli.rows >= 10_000 { 16 } else { 2 };
+    log(format!("long top-p: {batches} batches"));
+    let t0 = Instant::now();
+    let group: Vec<Batch> = (0..batches)
+        .into_par_iter()
+        .map(|id| Batch::generate_long_topp(cli.seed, id))
+        .collect();
+    let cpu: Vec<Result<Vec<RowOutput>>> = group.par_iter().map(cpu_eval).collect();
+    let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
+    let mut errors: Vec<String> = Vec::new();
+    for (b, c) in group.iter().zip(cpu) {
+        let g = Geometry::new(
+            &LaunchOptions::default(),
+            b.rows(),
+            b.vocab,
+            sampler.sm_count(),
+        )?;
+        if g.topp_cnt_bytes > 0 {
+            located += 1;
+        }
+        match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
+            (Ok(c), Ok(gv)) => {
+                for r in 0..b.rows() {
+                    rows += 1;
+                    if c[r] != gv[r] {
+                        mismatches += 1;
+                        if mismatches <= 10 {
+                            let rep = b.report(r, format!("{:?}", c[r]), format!("{:?}", gv[r]));
+                            log(format!("  MISMATCH {}", serde_json::to_string(&rep)?));
+                        }
+                    }
+                }
+            }
+            (c, gv) => errors.push(format!(
+                "batch {} (vocab {}, rows {}): cpu {:?} / gpu {:?}",
+                b.id,
+                b.vocab,
+                b.rows(),
+                c.err().map(|e| e.to_string()),
+                gv.err().map(|e| e.to_string())
+            )),
+        }
+    }
+    let ok = mismatches == 0 && errors.is_empty() && located > 0;
+    let summary = format!(
+        "{rows} rows in {batches} batches ({located} with per-chunk counts on this device): {mismatches} mismatches, {} errors; {:.1}s",
+        errors.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    log(format!("  {summary}"));
+    Ok((
+        ok,
+        json!({"summary": summary, "rows": rows, "batches": batches, "located": located,
+            "mismatches": mismatches, "errors": errors, "ok": ok}),
     ))
 }
 

@@ -152,6 +152,56 @@ impl Batch {
         }
     }
 
+    /// A bf16 batch of top-p rows long enough that the top-p kernels give
+    /// each chunk 16384 elements or more on a 132-SM device, so that the
+    /// histogram writes its per-chunk counts and the gather reads only the
+    /// cut's chunk (`Geometry::topp_cnt_bytes`). Every row: top-p < 1, no
+    /// top-k, no bias, T > 0; the data kinds and the other parameters as in
+    /// [`Batch::generate`].
+    pub fn generate_long_topp(run_seed: u64, id: u64) -> Batch {
+        let seed = run_seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x70BB;
+        let mut r = Rng(seed);
+        let (vocab, rows) = r.pick(&[
+            (131072usize, 66usize),
+            (131073, 100),
+            (100_003, 120),
+            (262144, 40),
+        ]);
+        let stride = vocab;
+        let mut data = vec![0f32; rows * vocab];
+        let mut reqs = Vec::with_capacity(rows);
+        let mut kinds = Vec::with_capacity(rows);
+        for row in 0..rows {
+            kinds.push(fill_row(
+                &mut r,
+                Dtype::Bf16,
+                &mut data[row * vocab..(row + 1) * vocab],
+            ));
+            let mut raw = gen_params(&mut r, vocab).raw();
+            raw.top_k = 0;
+            if raw.temperature == 0.0 {
+                raw.temperature = 1.0;
+            }
+            if raw.top_p >= 1.0 {
+                raw.top_p = r.pick(&[0.9, 0.5, 0.95, 0.1, 0.999_999]);
+            }
+            reqs.push(RowRequest {
+                params: SamplingParams::new(raw).expect("generated parameters are valid"),
+                bias: LogitBias::None,
+            });
+        }
+        Batch {
+            id,
+            seed,
+            dtype: Dtype::Bf16,
+            vocab,
+            stride,
+            reqs,
+            logits: Typed::Bf16(data.iter().map(|&v| bf16::from_f32(v)).collect()),
+            kinds,
+        }
+    }
+
     pub fn rows(&self) -> usize {
         self.reqs.len()
     }
