@@ -1393,6 +1393,19 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
                 ("top-k 50", top_k),
             ],
         ));
+        // The fused top-k path at small B: fewer, longer chunks mean fewer
+        // lists for the row's last block to merge.
+        let small = [(1, 8), (1, 16), (1, 32), (1, 128), (8, 4), (8, 8), (8, 16)];
+        let top_kp = RawParams {
+            top_k: 50,
+            top_p: 0.9,
+            ..plain
+        };
+        cfgs.extend(chunked(
+            "sweep",
+            &small,
+            &[("top-k 50", top_k), ("top-k 50 + top-p 0.9", top_kp)],
+        ));
     }
     for rows in [1usize, 8, 64, 1024] {
         cfgs.push(bf16(
