@@ -29,6 +29,16 @@ __device__ __forceinline__ float tr_fmax_nan(float x, float y) {
     asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
     return r;
 }
+// Inclusive sum of v over the lanes up to this one (the whole warp calls it).
+__device__ __forceinline__ u32 tr_warp_scan_u32(u32 v) {
+    const u32 lane = threadIdx.x & 31;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const u32 y = __shfl_up_sync(TR_FULL, v, off);
+        if (lane >= (u32)off) v += y;
+    }
+    return v;
+}
 __device__ __forceinline__ double tr_dbl_max() { return __longlong_as_double(0x7fefffffffffffffLL); }
 __device__ __forceinline__ float tr_flt_min_normal() { return __int_as_float(0x00800000); }
 

@@ -705,12 +705,7 @@ __device__ __forceinline__ void tr_pick_digit(const u32* hist, u32 krem, u32& di
     u32 sum = 0;
 #pragma unroll
     for (int q = 0; q < 8; q++) sum += c[q];
-    u32 incl = sum;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-        const u32 y = __shfl_up_sync(TR_FULL, incl, off);
-        if (lane >= (u32)off) incl += y;
-    }
+    const u32 incl = tr_warp_scan_u32(sum);
     const u32 excl = incl - sum;
     const bool mine = excl < krem && incl >= krem;
     u32 d = 0, dc = 0, r = 0;
@@ -862,12 +857,7 @@ struct WarpTopk {
             }
             n += __popc(bal);
         } else {
-            u32 incl = cnt;
-#pragma unroll
-            for (int off = 1; off < 32; off <<= 1) {
-                const u32 y = __shfl_up_sync(TR_FULL, incl, off);
-                if (lane >= (u32)off) incl += y;
-            }
+            const u32 incl = tr_warp_scan_u32(cnt);
             u32 at = n + incl - cnt;
 #pragma unroll
             for (int q = 0; q < 8; q++)

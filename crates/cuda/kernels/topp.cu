@@ -386,13 +386,7 @@ __device__ __noinline__ void tr_topp_locate(const SampleArgs& A, u32 row, const 
     for (u32 c0 = 0; c0 < A.nchunks; c0 += 32) {
         const u32 c = c0 + lane;
         const u32 n = c < A.nchunks ? __ldcg(&counts[(u64)c * TR_TOPP_VALUES]) : 0;
-        u32 incl = n;
-#pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            const u32 y = __shfl_up_sync(TR_FULL, incl, off);
-            if (lane >= (u32)off) incl += y;
-        }
-        incl += run;
+        const u32 incl = run + tr_warp_scan_u32(n);
         const u32 hit = __ballot_sync(TR_FULL, (u128)incl * m >= r);
         if (hit != 0) {
             if (lane == (u32)(__ffs(hit) - 1)) {
