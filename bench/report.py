@@ -24,15 +24,15 @@ Philox floor. One Philox4x32-10 call = 10 rounds; a round does two 32x32->64 mul
 mul.lo + a mul.hi (4 integer multiplies), 4 xors (hi1^c1^k0, hi0^c3^k1) and, before rounds 2..10,
 the key bump (2 adds): 10 * (4 + 4) + 9 * 2 = 98, about 100 instructions per call (fewer if the
 compiler fuses the 3-input xors into LOP3, more counting the conversions around it).
-Calls per element on the hot path: exact 1/4 (one block feeds the lead words of 4 indices), f64 1
+Calls per element on the hot path: exact 1/8 (one block feeds the 16-bit leads of 8 indices), f64 1
 (two words of one block per index), f32 1, triton 1. Reported for plain sampling only: the filter
 modes draw noise for their survivors alone and greedy draws none.
   floor_s = B * V * calls_per_element * instructions_per_call / (SMs * lanes * clock)
 with the H200's 132 SMs, 128 lanes (4 schedulers x 32 lanes issue one instruction per lane per
 clock) and its boost clock 1.98 GHz (SM count and max clock are taken from the baselines JSON when
-it recorded them). Example: V = 131072, B = 1024, exact: 134217728 * 0.25 * 98 / (132 * 128 * 1.98e9)
-s = 98.3 us. A stricter variant counts only the 40 multiplies at the integer-multiply rate (64 per
-SM per clock): 134217728 * 0.25 * 40 / (132 * 64 * 1.98e9) s = 80.2 us; it is reported in the JSON.
+it recorded them). Example: V = 131072, B = 1024, exact: 134217728 * 0.125 * 98 / (132 * 128 * 1.98e9)
+s = 49.2 us. A stricter variant counts only the 40 multiplies at the integer-multiply rate (64 per
+SM per clock): 134217728 * 0.125 * 40 / (132 * 64 * 1.98e9) s = 40.1 us; it is reported in the JSON.
 """
 
 import argparse
@@ -43,7 +43,7 @@ import sys
 PHILOX_ROUNDS = 10
 PHILOX_INSTR = PHILOX_ROUNDS * (4 + 4) + (PHILOX_ROUNDS - 1) * 2  # 98
 PHILOX_MULS = PHILOX_ROUNDS * 4  # 40
-CALLS_PER_ELEMENT = {"exact": 0.25, "f64": 1.0, "f32": 1.0, "triton": 1.0}
+CALLS_PER_ELEMENT = {"exact": 0.125, "f64": 1.0, "f32": 1.0, "triton": 1.0}
 H200_SMS = 132
 LANES = 128
 IMAD_LANES = 64
@@ -303,7 +303,7 @@ def main():
                                      "graph": "CUDA-graph where measured, else eager"}[args.baseline_time]))
     md.append("- copy bandwidth (read + write) %.2f TB/s; memory floor = bytes of logits read once / that." % (bw / 1e12))
     md.append("- Philox floor = B * V * calls/element * %d instructions / (%d SMs * %d lanes * %.3g GHz); "
-              "calls/element: exact 1/4, f64 1, f32 1, triton 1 (98 = 10 rounds x (4 multiplies + 4 xors) + "
+              "calls/element: exact 1/8, f64 1, f32 1, triton 1 (98 = 10 rounds x (4 multiplies + 4 xors) + "
               "9 key bumps x 2 adds)." % (PHILOX_INSTR, sms, LANES, ghz))
     md.append("- FlashInfer rows are figures **recorded elsewhere** (spec-notes §4: FlashInfer 0.7, float32 "
               "inputs, deterministic, kernel time), **not measured in this run**.")

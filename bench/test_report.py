@@ -79,7 +79,7 @@ class ReportTest(unittest.TestCase):
     def test_philox_floor_counts_a_quarter_call_per_element_for_exact(self):
         sms = int(self.base["meta"]["sm_count"])
         ghz = float(self.base["meta"]["clock_max_sm_mhz"]) / 1000.0
-        expect = 131072 * 1024 * 0.25 * 98 / (sms * 128 * ghz * 1e9) * 1e6
+        expect = 131072 * 1024 * 0.125 * 98 / (sms * 128 * ghz * 1e9) * 1e6
         c = self.comparison(self.row("exact", "plain", 131072, 1024), "Philox floor")
         self.assertAlmostEqual(c["ref_us"], expect)
         # Greedy draws no noise and the filter modes only their survivors':

@@ -59,7 +59,7 @@ fn philox_json(c: &PhiloxCall) -> Value {
         "counter": words(&c.counter),
         "key": words(&c.key),
         "output": words(&c.output),
-        "used": c.used,
+        "used": c.used.iter().map(|u| json!({"word": u.word, "shift": u.shift, "width": u.width})).collect::<Vec<_>>(),
     })
 }
 
@@ -82,6 +82,9 @@ pub fn to_json(d: &NoiseDraw) -> Value {
     if let (Some(k), Some(obj)) = (d.grid_point, v.as_object_mut()) {
         obj.insert("grid_point".to_owned(), Value::from(format!("{k:#034x}")));
     }
+    if let (Some(h), Some(obj)) = (d.lead, v.as_object_mut()) {
+        obj.insert("lead".to_owned(), Value::from(format!("{h:#06x}")));
+    }
     v
 }
 
@@ -103,10 +106,13 @@ pub fn to_text(d: &NoiseDraw) -> String {
         let used: Vec<String> = c.used.iter().map(|u| u.to_string()).collect();
         let _ = writeln!(
             s,
-            "           output  [{}]  used words {}",
+            "           output  [{}]  used {}",
             words(&c.output).join(", "),
             used.join(", ")
         );
+    }
+    if let Some(h) = d.lead {
+        let _ = writeln!(s, "lead      {h:#06x}  (the grid point's top 16 bits)");
     }
     if let Some(k) = d.grid_point {
         let _ = writeln!(s, "grid point {k:#034x}  (uniform = (k + 1/2) / 2^128)");

@@ -138,6 +138,16 @@ struct Raw8 {
     uint4 v0, v1;  // v1 unused for 16-bit dtypes
 };
 
+// A whole unit of a 16-byte aligned row: [base, base + 8) inside the row.
+template <int DT>
+__device__ __forceinline__ Raw8 tr_fetch8_whole(const typename Elem<DT>::T* row, i64 base) {
+    Raw8 r;
+    const uint4* p = (const uint4*)(row + base);
+    r.v0 = __ldg(p);
+    r.v1 = (DT == 0) ? __ldg(p + 1) : make_uint4(0, 0, 0, 0);
+    return r;
+}
+
 template <int DT>
 __device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 base, u32 vocab,
                                           bool aligned, bool live) {
@@ -148,9 +158,7 @@ __device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 b
             r.v0 = make_uint4(ninf, ninf, ninf, ninf);
             r.v1 = r.v0;
         } else if (aligned && base + 8 <= (i64)vocab) {
-            const uint4* p = (const uint4*)(row + base);
-            r.v0 = __ldg(p);
-            r.v1 = __ldg(p + 1);
+            r = tr_fetch8_whole<DT>(row, base);
         } else {
             const u32* q = (const u32*)row;
             u32 w[8];
@@ -166,7 +174,7 @@ __device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 b
             u32 w = ninf | (ninf << 16);
             r.v0 = make_uint4(w, w, w, w);
         } else if (aligned && base + 8 <= (i64)vocab) {
-            r.v0 = __ldg((const uint4*)(row + base));
+            r = tr_fetch8_whole<DT>(row, base);
         } else {
             const u16* q = (const u16*)row;
             u32 h[8];

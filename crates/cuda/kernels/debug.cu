@@ -3,7 +3,8 @@
 
 // Per triple, 8 words: ln E, E, uniform (binary64 bits), grid point lo/hi
 // (exact), uniform_f32 | noise_f32 << 32 (f32, triton), the pruning lower
-// bound of ln E from the profile's lead word, and (exact) the upper bound.
+// bound of ln E from the profile's bound word (exact: the lead), and (exact)
+// the upper bound.
 extern "C" __global__ void tr_noise_dump(u32 profile, u32 n, const u64* seeds, const u64* positions,
                                          const u32* indices, u64* out) {
     u32 j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -16,14 +17,14 @@ extern "C" __global__ void tr_noise_dump(u32 profile, u32 n, const u64* seeds, c
     u64 f32bits = 0;
     double lb = 0.0, ub = 0.0;
     if (profile == TR_PROFILE_EXACT) {
-        uint4 l = tr_block(seed, index >> 2, pos, TR_TAG_EXACT_LEAD);
+        uint4 l = tr_block(seed, index >> 3, pos, TR_TAG_EXACT_LEAD);
         uint4 t = tr_block(seed, index, pos, TR_TAG_EXACT_TAIL);
-        u32 lead = tr_word(l, index & 3);
-        k = tr_grid_point(lead, t);
+        u32 prefix = tr_lead_prefix(l, index);
+        k = tr_grid_point(prefix, t);
         uniform = tr_exact_uniform(k);
         noise = tr_exact_variate(k);
-        lb = tr_ln_lower_bound(lead);
-        ub = tr_ln_upper_bound(lead);
+        lb = tr_lead_lower_bound(prefix);
+        ub = tr_lead_upper_bound(prefix);
     } else if (profile == TR_PROFILE_F64) {
         uint4 b = tr_block(seed, index, pos, TR_TAG_F64);
         uniform = tr_f64_uniform(b.x, b.y);

@@ -8,8 +8,22 @@
 
 // ---- exact (spec: NOISE.md §4) ----
 
-__device__ __forceinline__ u128 tr_grid_point(u32 lead, uint4 tail) {
-    return (((u128)lead) << 96) | (((u128)tail.x) << 64) | (((u128)tail.y) << 32) | (u128)tail.z;
+// Kernels carry the 16-bit lead h of an element as its smallest prefix
+// h·2^16 (the grid point's top 32 bits with the unknown low half zero): the
+// 32-bit form the bounds and the race's lead classes take.
+
+// The lead prefix of `index` from its lead block: half index & 1 (low half
+// for even indices) of word (index >> 1) & 3. spec: NOISE.md §4.1.
+__device__ __forceinline__ u32 tr_lead_prefix(uint4 b, u32 index) {
+    const u32 w = tr_word(b, (index >> 1) & 3);
+    return (index & 1) ? (w & 0xffff0000u) : (w << 16);
+}
+
+// k = h·2^112 + t0·2^80 + t1·2^48 + t2·2^16 + ⌊t3/2^16⌋ from the lead prefix
+// h·2^16 and the tail block. spec: NOISE.md §4.2.
+__device__ __forceinline__ u128 tr_grid_point(u32 prefix, uint4 tail) {
+    return (((u128)prefix) << 96) | (((u128)tail.x) << 80) | (((u128)tail.y) << 48) |
+           (((u128)tail.z) << 16) | (u128)(tail.w >> 16);
 }
 
 // The uniform (k + 1/2) / 2^128 rounded to binary64 (for display).
@@ -36,20 +50,29 @@ __device__ __forceinline__ double tr_log2_lower(u64 x) {
     return __dsub_rn(__dmul_rn(__ull2double_rn(b), 0x1p-32), 1023.0);
 }
 
-// exact::ln_variate_lower_bound, same operations. spec: NOISE.md §4.4.
-__device__ __forceinline__ double tr_ln_lower_bound(u32 lead) {
-    if (lead == 0) return __dsub_rn(__dmul_rn(-129.0, TR_LN_2), TR_BOUND_SLACK);
-    return __dsub_rn(__dmul_rn(__dsub_rn(tr_log2_lower((u64)lead), 32.0), TR_LN_2),
+// exact::prefix_lower_bound (lower32), same operations. spec: NOISE.md §4.4.
+__device__ __forceinline__ double tr_prefix_lower_bound(u32 prefix) {
+    if (prefix == 0) return __dsub_rn(__dmul_rn(-129.0, TR_LN_2), TR_BOUND_SLACK);
+    return __dsub_rn(__dmul_rn(__dsub_rn(tr_log2_lower((u64)prefix), 32.0), TR_LN_2),
                      TR_BOUND_SLACK);
 }
 
-// exact::ln_variate_upper_bound, same operations.
-__device__ __forceinline__ double tr_ln_upper_bound(u32 lead) {
-    if (lead >= (1u << 31) - 1) return 4.5;
-    u64 hi = (u64)lead + 1;
+// exact::prefix_upper_bound (upper32), same operations.
+__device__ __forceinline__ double tr_prefix_upper_bound(u32 prefix) {
+    if (prefix >= (1u << 31) - 1) return 4.5;
+    u64 hi = (u64)prefix + 1;
     double v_hi = __dmul_rn(__ull2double_rn(hi), 0x1p-32);
     double l = __dmul_rn(__dsub_rn(__dadd_rn(tr_log2_lower(hi), TR_UB_GAP), 32.0), TR_LN_2);
     return __dadd_rn(__dadd_rn(l, __dmul_rn(2.0, v_hi)), TR_BOUND_SLACK);
+}
+
+// exact::ln_variate_lower_bound and _upper_bound of the lead with this
+// prefix: the prefix bounds of its smallest and largest prefix.
+__device__ __forceinline__ double tr_lead_lower_bound(u32 prefix) {
+    return tr_prefix_lower_bound(prefix);
+}
+__device__ __forceinline__ double tr_lead_upper_bound(u32 prefix) {
+    return tr_prefix_upper_bound(prefix | 0xffffu);
 }
 
 // ---- f64 (spec: NOISE.md §5) ----
@@ -100,7 +123,7 @@ __device__ double tr_ln_variate_direct(u32 profile, u64 seed, u64 position, u32 
 // element's block), same operations: a lower bound of the computed ln E.
 __device__ __forceinline__ double tr_direct_lower_bound(u32 profile, u32 lead) {
     if (profile == TR_PROFILE_F64) {
-        double v = tr_ln_lower_bound(~lead);
+        double v = tr_prefix_lower_bound(~lead);
         return v > TR_LB_F64_FLOOR ? v : TR_LB_F64_FLOOR;
     }
     u32 w;
@@ -112,16 +135,16 @@ __device__ __forceinline__ double tr_direct_lower_bound(u32 profile, u32 lead) {
         if (x >= (1u << 31) - 256) return TR_LB_F32_FLOOR;
         w = 2 * ((1u << 31) - 256 - x);
     }
-    double v = __dsub_rn(tr_ln_lower_bound(w), TR_LB_F32_SLACK);
+    double v = __dsub_rn(tr_prefix_lower_bound(w), TR_LB_F32_SLACK);
     return v > TR_LB_F32_FLOOR ? v : TR_LB_F32_FLOOR;
 }
 
 // ln E of one element under any profile, from scratch.
 __device__ double tr_ln_variate(u32 profile, u64 seed, u64 position, u32 index) {
     if (profile == TR_PROFILE_EXACT) {
-        uint4 lb = tr_block(seed, index >> 2, position, TR_TAG_EXACT_LEAD);
+        uint4 lb = tr_block(seed, index >> 3, position, TR_TAG_EXACT_LEAD);
         uint4 tb = tr_block(seed, index, position, TR_TAG_EXACT_TAIL);
-        return tr_exact_ln_variate(tr_grid_point(tr_word(lb, index & 3), tb));
+        return tr_exact_ln_variate(tr_grid_point(tr_lead_prefix(lb, index), tb));
     }
     return tr_ln_variate_direct(profile, seed, position, index);
 }

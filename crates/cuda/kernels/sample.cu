@@ -258,16 +258,17 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
     acc.best_i = bi;
 }
 
-// ---- the exact race with the lead-word bound (spec: NOISE.md §4.4) ----
+// ---- the exact race with the lead bound (spec: NOISE.md §4.4) ----
 //
-// Each warp keeps a running threshold `thr`, a lower bound of the row's best
+// A lane's unit of eight elements takes its eight 16-bit leads from one lead
+// block (NOISE.md §4.1), each held as its prefix lead·2^16. Each warp keeps a running threshold `thr`, a lower bound of the row's best
 // score (from lower bounds of candidates' scores, from exact scores, and from
 // the other warps through shared memory). An element is a candidate when its
 // score upper bound fma(-T, lb(lead), a) can reach thr; the hot path tests this
 // as a >= cutoff[class(lead)], class = position of the highest set bit, where
 // lane j holds the smallest a whose bound with the class bound lb(2^j) (lb(0)
-// for class 0, which also takes lead 0) reaches thr. lb is monotone in the
-// lead word, so the class test is weaker than the element test: it never drops
+// for class 0, which also takes prefix 0) reaches thr. lb is monotone in the
+// prefix, so the class test is weaker than the element test: it never drops
 // a candidate. Candidates go to a per-warp queue and are evaluated exactly when
 // it fills and at the end, after re-checking their bound against the final
 // threshold. Pruning is strict (bound < thr), so every element whose score
@@ -328,8 +329,8 @@ __device__ __noinline__ double tr_cutoff_f64(double neg_t, double lbc, double th
     return tr_dunkey(h);
 }
 
-// The class of a lead word: the position of its highest set bit, with lead 0
-// joining lead 1 in class 0 (whose cutoff uses lb(0), the smallest bound).
+// The class of a lead prefix: the position of its highest set bit, with
+// prefix 0 joining 1 in class 0 (whose cutoff uses lb(0), the smallest bound).
 __device__ __forceinline__ u32 tr_lead_class(u32 lead) {
     u32 r;
     asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(lead | 1u));
@@ -337,8 +338,9 @@ __device__ __forceinline__ u32 tr_lead_class(u32 lead) {
 }
 
 // Lane j holds the cutoff of lead class j: lb(2^j) for j >= 1, lb(0) for j = 0.
+// Leads are prefixes h·2^16, so only classes 0 (h = 0) and 16 to 31 occur.
 __device__ __forceinline__ double tr_class_bound(u32 lane) {
-    return tr_ln_lower_bound(lane == 0 ? 0u : (1u << lane));
+    return tr_lead_lower_bound(lane == 0 ? 0u : (1u << lane));
 }
 
 template <bool BIAS> struct Cutoffs;
@@ -364,14 +366,19 @@ template <> struct Cutoffs<true> {
     }
 };
 
+// A warp's candidate queue in dynamic shared memory: cap entries of (a,
+// index, lead prefix), at one base address (fewer registers than three
+// pointers in the hot loop).
 struct WarpQueue {
-    u32* idx;
-    u32* lead;
-    double* a;
+    u8* base;
+    u32 cap;
+    __device__ __forceinline__ double& a(u32 e) const { return ((double*)base)[e]; }
+    __device__ __forceinline__ u32& idx(u32 e) const { return ((u32*)(base + (u64)cap * 8))[e]; }
+    __device__ __forceinline__ u32& lead(u32 e) const { return ((u32*)(base + (u64)cap * 12))[e]; }
 };
 
-// The exact score of candidate i (cold: kept out of line so its registers do
-// not count against the hot loop).
+// The exact score of candidate i from its lead prefix (cold: kept out of line
+// so its registers do not count against the hot loop).
 __device__ __noinline__ double tr_exact_score(double neg_t, u64 seed, u64 pos, u32 i, u32 lead,
                                               double a) {
     uint4 tail = tr_block(seed, i, pos, TR_TAG_EXACT_TAIL);
@@ -379,15 +386,15 @@ __device__ __noinline__ double tr_exact_score(double neg_t, u64 seed, u64 pos, u
 }
 
 // Evaluates the queued candidates whose bound still reaches thr; empties the queue.
-__device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u64 seed, u64 pos,
+__device__ __forceinline__ void tr_flush(const WarpQueue& q, u32& qn, double neg_t, u64 seed, u64 pos,
                                          double thr, double& bs, u32& bi) {
     __syncwarp();
     const u32 lane = threadIdx.x & 31;
     for (u32 e = lane; e < qn; e += 32) {
-        u32 i = q.idx[e];
-        u32 lead = q.lead[e];
-        double a = q.a[e];
-        if (__fma_rn(neg_t, tr_ln_lower_bound(lead), a) >= thr) {
+        u32 i = q.idx(e);
+        u32 lead = q.lead(e);
+        double a = q.a(e);
+        if (__fma_rn(neg_t, tr_lead_lower_bound(lead), a) >= thr) {
             double s = tr_exact_score(neg_t, seed, pos, i, lead, a);
             // -inf scores count (T * ln E may overflow): the smaller index wins ties.
             if (tr_better(s, i, bs, bi)) {
@@ -407,14 +414,15 @@ __device__ __forceinline__ void tr_flush(WarpQueue& q, u32& qn, double neg_t, u6
 #define TR_UNITS 1
 #endif
 // Two code shapes of the binary32 race, chosen per logit type (bit DT of
-// each mask; docs/cuda-notes.md, run 9). TR_RACE_UNIT_DT: the lane's units are
-// tested as a whole before their elements. TR_RACE_I64_DT: 64-bit unit
-// indices (else 32-bit; vocab <= 2^31). Measured on the H200: bf16 and f16
-// rows are fastest with the unit test and 32-bit indices (bf16 B = 1024 227
-// -> 207 us), f32 rows with neither (B = 256: 75 us against 98); the register
-// allocation of the f32 loop, with eight words of logits in flight, decides.
+// each mask; docs/cuda-notes.md, runs 9 and 11). TR_RACE_UNIT_DT: the lane's
+// units are tested as a whole before their elements. TR_RACE_I64_DT: 64-bit
+// unit indices (else 32-bit; vocab <= 2^31). Measured on the H200: bf16 and
+// f16 rows are fastest with the unit test and 32-bit indices (bf16 B = 1024
+// 227 -> 207 us, run 9). f32 rows were fastest with neither while a unit took
+// two lead blocks (B = 256: 75 us against 98); with one lead block a unit
+// they take the unit test too (B = 256: 77.8 us against 93.2, run 11).
 #ifndef TR_RACE_UNIT_DT
-#define TR_RACE_UNIT_DT 6
+#define TR_RACE_UNIT_DT 7
 #endif
 #ifndef TR_RACE_I64_DT
 #define TR_RACE_I64_DT 1
@@ -435,13 +443,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     constexpr int N = TR_UNITS;
     extern __shared__ u64 tr_dyn_smem[];
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    WarpQueue q;
-    {
-        u8* base = (u8*)tr_dyn_smem + (u64)warp * cap * 16;
-        q.a = (double*)base;
-        q.idx = (u32*)(base + (u64)cap * 8);
-        q.lead = (u32*)(base + (u64)cap * 12);
-    }
+    const WarpQueue q = {(u8*)tr_dyn_smem + (u64)warp * cap * 16, cap};
     u32 qn = 0;
     const double lbc_lane = tr_class_bound(lane);
     double thr = tr_ninf();
@@ -450,7 +452,6 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     bool bad = false, any = false;
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
-    bool first = true;
 
     auto raise = [&](double v) {
         if (v > thr) {
@@ -465,86 +466,67 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     const UT unit_lo = (UT)(lo >> 3), unit_hi = (UT)((hi + 7) >> 3);
     const UT step = (UT)nwarps * 32 * N;
     UT u0 = unit_lo + (UT)warp * 32 * N;
+    // Below whole_hi a unit is whole and the row 16-byte aligned: plain
+    // 16-byte loads, no bounds tests (bias rows take tr_fetch_a throughout).
+    const UT vocab_units = (UT)(vocab >> 3);
+    const UT whole_hi = (!BIAS && al) ? (vocab_units < unit_hi ? vocab_units : unit_hi) : (UT)0;
+    auto fetch = [&](UT u) {
+        RawA<DT, BIAS> r;
+        if (!BIAS && u < whole_hi)
+            r.x = tr_fetch8_whole<DT>(row, (i64)u * 8);
+        else
+            r = tr_fetch_a<DT, BIAS>(row, brow, (i64)u * 8, vocab, al, bal, u < unit_hi);
+        return r;
+    };
+    constexpr bool UNIT_TEST = !BIAS && ((TR_RACE_UNIT_DT >> DT) & 1);
+    // With the unit test, the status flags come from one running
+    // NaN-propagating maximum of every a (bad: NaN or +inf; any: > -inf).
+    float fm = tr_fninf();
     RawA<DT, BIAS> raw[N];
     if (u0 < unit_hi) {
 #pragma unroll
-        for (int n = 0; n < N; n++) {
-            const UT u = u0 + 32 * n + lane;
-            raw[n] = tr_fetch_a<DT, BIAS>(row, brow, (i64)u * 8, vocab, al, bal, u < unit_hi);
-        }
+        for (int n = 0; n < N; n++) raw[n] = fetch(u0 + 32 * n + lane);
     }
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
 #pragma unroll
         for (int n = 0; n < N; n++) tr_convert_a<DT, BIAS>(raw[n], a[n]);
         if (u0 + step < unit_hi) {
-            // Issue the next step's loads now; they complete while this one computes.
+            // Issue the next step's loads now; they complete while this one
+            // computes (two steps ahead measured no faster, run 11).
 #pragma unroll
-            for (int n = 0; n < N; n++) {
-                const UT u = u0 + step + 32 * n + lane;
-                raw[n] = tr_fetch_a<DT, BIAS>(row, brow, (i64)u * 8, vocab, al, bal, u < unit_hi);
-            }
+            for (int n = 0; n < N; n++) raw[n] = fetch(u0 + step + 32 * n + lane);
         }
-        u32 ld[N][8];
+        // One lead block a unit: element 8u + 2j + h takes half h of word j
+        // (NOISE.md §4.1), used as its prefix (lead(n, k), computed where needed).
+        uint4 lw[N];
 #pragma unroll
-        for (int n = 0; n < N; n++) {
-            const UT u = u0 + 32 * n + lane;
-            const uint4 l0 = tr_block(seed, (u32)(2 * u), pos, TR_TAG_EXACT_LEAD);
-            const uint4 l1 = tr_block(seed, (u32)(2 * u + 1), pos, TR_TAG_EXACT_LEAD);
-            ld[n][0] = l0.x;
-            ld[n][1] = l0.y;
-            ld[n][2] = l0.z;
-            ld[n][3] = l0.w;
-            ld[n][4] = l1.x;
-            ld[n][5] = l1.y;
-            ld[n][6] = l1.z;
-            ld[n][7] = l1.w;
-        }
-        if (first) {
-            // Pilot: a lower bound of some survivor's score sets the first threshold.
-            first = false;
-            double lo_best = tr_ninf();
-#pragma unroll
-            for (int n = 0; n < N; n++) {
-                const u32 ib = (u32)((u0 + 32 * n + lane) * 8);
-#pragma unroll
-                for (int k = 0; k < 8; k++) {
-                    double av = (double)a[n][k];
-                    if (av > tr_ninf() && tr_keeps(av, ib + k, cut_a, cut_i)) {
-                        double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[n][k]), av);
-                        lo_best = (s > lo_best) ? s : lo_best;
-                    }
-                }
-            }
-            lo_best = tr_warp_max(lo_best);
-            double bt = tr_dunkey(*(volatile u64*)s_thr);
-            raise((bt > lo_best) ? bt : lo_best);
-        }
+        for (int n = 0; n < N; n++) lw[n] = tr_block(seed, (u32)(u0 + 32 * n + lane), pos, TR_TAG_EXACT_LEAD);
+        auto lead = [&](int n, int k) -> u32 {
+            const u32 w = tr_word(lw[n], (u32)k >> 1);
+            return (k & 1) ? (w & 0xffff0000u) : (w << 16);
+        };
         bool anyc = false;
-        if (!BIAS && ((TR_RACE_UNIT_DT >> DT) & 1)) {
+        if (UNIT_TEST) {
             // One test for the lane's N units first: their largest a against
             // the cutoff of their smallest lead. Cutoffs do not decrease with
             // the lead class, so an element that passes its own test passes
-            // this one; the elements' tests run only where it passes. The
-            // NaN-propagating max also gives the status flags (a NaN or +inf
-            // makes the row's status nonfinite, whatever else it holds).
+            // this one; the elements' tests run only where it passes.
             float um = (float)a[0][0];
-            u32 lm = ld[0][0];
+            u32 lm2 = 0xffffffffu;  // the smallest leads, two 16-bit lanes
 #pragma unroll
             for (int n = 0; n < N; n++) {
 #pragma unroll
-                for (int k = (n == 0 ? 1 : 0); k < 8; k++) {
-                    um = tr_fmax_nan(um, (float)a[n][k]);
-                    lm = lm < ld[n][k] ? lm : ld[n][k];
-                }
+                for (int k = (n == 0 ? 1 : 0); k < 8; k++) um = tr_fmax_nan(um, (float)a[n][k]);
+                lm2 = __vminu2(lm2, __vminu2(__vminu2(lw[n].x, lw[n].y), __vminu2(lw[n].z, lw[n].w)));
             }
-            bad |= !(um < tr_finf());
-            any |= um > tr_fninf();
-            if (!__any_sync(TR_FULL, um >= cut.get(lm))) continue;
+            fm = tr_fmax_nan(fm, um);
+            const u32 lm_lo = lm2 << 16, lm_hi = lm2 & 0xffff0000u;
+            if (!__any_sync(TR_FULL, um >= cut.get(lm_lo < lm_hi ? lm_lo : lm_hi))) continue;
 #pragma unroll
             for (int n = 0; n < N; n++)
 #pragma unroll
-                for (int k = 0; k < 8; k++) anyc |= a[n][k] >= cut.get(ld[n][k]);
+                for (int k = 0; k < 8; k++) anyc |= a[n][k] >= cut.get(lead(n, k));
         } else {
 #pragma unroll
             for (int n = 0; n < N; n++) {
@@ -552,7 +534,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 for (int k = 0; k < 8; k++) {
                     bad |= !(a[n][k] < (AT)tr_inf());
                     any |= a[n][k] > (AT)tr_ninf();
-                    anyc |= a[n][k] >= cut.get(ld[n][k]);
+                    anyc |= a[n][k] >= cut.get(lead(n, k));
                 }
             }
         }
@@ -563,7 +545,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #pragma unroll
         for (int n = 0; n < N; n++)
 #pragma unroll
-            for (int k = 0; k < 8; k++) cand |= (a[n][k] >= cut.get(ld[n][k]) ? 1u : 0u) << (8 * n + k);
+            for (int k = 0; k < 8; k++) cand |= (a[n][k] >= cut.get(lead(n, k)) ? 1u : 0u) << (8 * n + k);
         double lo_best = tr_dunkey(*(volatile u64*)s_thr);
 #pragma unroll
         for (int n = 0; n < N; n++) {
@@ -572,7 +554,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             for (int k = 0; k < 8; k++) {
                 double av = (double)a[n][k];
                 if (((cand >> (8 * n + k)) & 1) && tr_keeps(av, ib + k, cut_a, cut_i)) {
-                    double s = __fma_rn(neg_t, tr_ln_upper_bound(ld[n][k]), av);
+                    double s = __fma_rn(neg_t, tr_lead_upper_bound(lead(n, k)), av);
                     lo_best = (s > lo_best) ? s : lo_best;
                 }
             }
@@ -586,7 +568,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 double av = (double)a[n][k];
                 u32 i = ib + k;
                 bool push = ((cand >> (8 * n + k)) & 1) && tr_keeps(av, i, cut_a, cut_i) &&
-                            __fma_rn(neg_t, tr_ln_lower_bound(ld[n][k]), av) >= thr;
+                            __fma_rn(neg_t, tr_lead_lower_bound(lead(n, k)), av) >= thr;
                 u32 bal_k = __ballot_sync(TR_FULL, push);
                 if (bal_k) {
                     u32 m = __popc(bal_k);
@@ -596,9 +578,9 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                     }
                     if (push) {
                         u32 slot = qn + __popc(bal_k & ((1u << lane) - 1));
-                        q.idx[slot] = i;
-                        q.lead[slot] = ld[n][k];
-                        q.a[slot] = av;
+                        q.idx(slot) = i;
+                        q.lead(slot) = lead(n, k);
+                        q.a(slot) = av;
                     }
                     qn += m;
                 }
@@ -610,6 +592,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     double bt = tr_dunkey(*(volatile u64*)s_thr);
     thr = (bt > thr) ? bt : thr;
     tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
+    if (UNIT_TEST) {
+        bad = !(fm < tr_finf());
+        any = fm > tr_fninf();
+    }
     acc.bad = bad;
     acc.any = any;
     acc.best_s = bs;

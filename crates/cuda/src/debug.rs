@@ -37,14 +37,14 @@ impl NoiseWords {
             _ => 0,
         };
         let (lb, ub) = if profile == NoiseProfile::Exact {
-            let lead = d.philox[0].output[(index & 3) as usize];
+            let lead = d.lead.expect("an exact draw has a lead");
             (
                 exact::ln_variate_lower_bound(lead).to_bits(),
                 exact::ln_variate_upper_bound(lead).to_bits(),
             )
         } else {
-            let lead = profile::lead_word(profile, seed, position, index);
-            (profile::ln_variate_lower_bound(profile, lead).to_bits(), 0)
+            let word = profile::bound_word(profile, seed, position, index);
+            (profile::ln_variate_lower_bound(profile, word).to_bits(), 0)
         };
         NoiseWords([
             d.ln_noise.to_bits(),

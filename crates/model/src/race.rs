@@ -438,14 +438,18 @@ fn philox_batch(ctrs: &[[u32; 4]; LANES], n: usize, key: [u32; 2]) -> [[u32; 4];
     }
 }
 
-/// Lead blocks evaluated per Philox batch (4 indices each).
+/// Lead blocks evaluated per Philox batch (8 indices each).
 const LANES: usize = 16;
+/// Lead blocks per group of the joint bound (64 elements).
+const GROUP_BLOCKS: usize = 8;
+/// Indices per lead block. spec: NOISE.md §4.1.
+const LEAD_SPAN: usize = exact::LEADS_PER_BLOCK as usize;
 
-/// The `exact` race with the lead-word bound: an element whose score bound
-/// cannot beat the running best skips its tail block and logarithms, and a
-/// group of 32 elements whose joint bound (largest `a`, smallest lead word)
-/// cannot beat it is skipped whole. The bounds are conservative under
-/// rounding (NOISE.md §4.4), so the result is the exact argmax.
+/// The `exact` race with the lead bound: an element whose score bound cannot
+/// beat the running best skips its tail block and logarithms, and a group of
+/// 64 elements whose joint bound (largest `a`, smallest lead) cannot beat it
+/// is skipped whole. The bounds are conservative under rounding (NOISE.md
+/// §4.4), so the result is the exact argmax.
 #[inline(always)]
 fn race_exact<T: Logit>(
     row: &RowData<'_, T>,
@@ -456,31 +460,45 @@ fn race_exact<T: Logit>(
     let (t, seed, pos) = (params.temp(), params.seed(), params.position());
     let key = seed_key(seed);
     let mut best = Best::NONE;
-    let end_block = range.end.div_ceil(4);
-    let mut b = range.start >> 2;
+    let end_block = range.end.div_ceil(LEAD_SPAN);
+    let mut b = range.start / LEAD_SPAN;
     while b < end_block {
         let n = LANES.min(end_block - b);
         let mut ctrs = [[0u32; 4]; LANES];
         for (j, c) in ctrs.iter_mut().enumerate() {
             *c = profile::counter((b + j) as u32, pos, tag::EXACT_LEAD);
         }
-        let leads = philox_batch(&ctrs, n, key);
-        let lo = (b * 4).max(range.start);
-        let hi = ((b + n) * 4).min(range.end);
-        // Joint bound of the group: fma is monotone in both a and the bound.
-        let min_lead = leads.as_flattened()[lo - 4 * b..hi - 4 * b]
-            .iter()
-            .fold(u32::MAX, |m, &w| m.min(w));
-        let max_a = row.max_a(lo..hi);
-        if best.admits(score(max_a, t, exact::ln_variate_lower_bound(min_lead))) {
+        // leads[i - 8b] is the lead of index i (NOISE.md §4.1: half i & 1 of
+        // word (i >> 1) & 3 of block i >> 3).
+        let mut leads = [0u16; LANES * LEAD_SPAN];
+        for (l, w) in leads
+            .chunks_exact_mut(2)
+            .zip(philox_batch(&ctrs, n, key).as_flattened())
+        {
+            l[0] = *w as u16;
+            l[1] = (*w >> 16) as u16;
+        }
+        let base = b * LEAD_SPAN;
+        for g in (0..n).step_by(GROUP_BLOCKS) {
+            let lo = ((b + g) * LEAD_SPAN).max(range.start);
+            let hi = ((b + (g + GROUP_BLOCKS).min(n)) * LEAD_SPAN).min(range.end);
+            let lead = |i: usize| leads[i - base];
+            // Joint bound of the group: fma is monotone in both a and the bound.
+            let min_lead = leads[lo - base..hi - base]
+                .iter()
+                .fold(u16::MAX, |m, &h| m.min(h));
+            let max_a = row.max_a(lo..hi);
+            if !best.admits(score(max_a, t, exact::ln_variate_lower_bound(min_lead))) {
+                continue;
+            }
             for i in lo..hi {
-                let lead = leads[(i >> 2) - b][i & 3];
                 let a = row.a(i);
                 if !survives(a, i, cut) {
                     continue;
                 }
-                if best.admits(score(a, t, exact::ln_variate_lower_bound(lead))) {
-                    let k = exact::grid_point(lead, exact::tail_words(seed, pos, i as u32));
+                let h = lead(i);
+                if best.admits(score(a, t, exact::ln_variate_lower_bound(h))) {
+                    let k = exact::grid_point(h, exact::tail_words(seed, pos, i as u32));
                     let s = score(a, t, exact::ln_variate(k));
                     if best.admits(s) {
                         best = Best {
@@ -505,7 +523,7 @@ pub fn race_list<T: Logit>(row: &RowData<'_, T>, params: &SamplingParams, list: 
         let a = row.a(i as usize);
         let s = match params.profile() {
             NoiseProfile::Exact => {
-                let lead = exact::lead_word(seed, pos, i);
+                let lead = exact::lead(seed, pos, i);
                 if !best.admits(score(a, t, exact::ln_variate_lower_bound(lead))) {
                     continue;
                 }
@@ -516,8 +534,8 @@ pub fn race_list<T: Logit>(row: &RowData<'_, T>, params: &SamplingParams, list: 
                 )
             }
             p => {
-                let lead = profile::lead_word(p, seed, pos, i);
-                if !best.admits(score(a, t, profile::ln_variate_lower_bound(p, lead))) {
+                let word = profile::bound_word(p, seed, pos, i);
+                if !best.admits(score(a, t, profile::ln_variate_lower_bound(p, word))) {
                     continue;
                 }
                 score(a, t, profile::ln_variate(p, seed, pos, i))

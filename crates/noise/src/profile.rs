@@ -75,9 +75,9 @@ impl FromStr for NoiseProfile {
 pub mod tag {
     /// The Megatron/Triton layout (its word 3 is zero).
     pub const TRITON: u32 = 0;
-    /// `exact`: lead words, one block per four vocabulary indices.
+    /// `exact`: 16-bit leads, one block per eight vocabulary indices.
     pub const EXACT_LEAD: u32 = 1;
-    /// `exact`: the three tail words of one index.
+    /// `exact`: the tail words of one index (three and a half).
     pub const EXACT_TAIL: u32 = 2;
     /// `f64`: two words of one index.
     pub const F64: u32 = 3;
@@ -108,32 +108,44 @@ const TWO_M24_F32: f32 = f32::from_bits((127 - 24) << 23);
 pub mod exact {
     use super::*;
 
-    /// The lead block of indices `4b .. 4b+3`.
+    /// Indices sharing one lead block: each takes a 16-bit half-word of it.
+    pub const LEADS_PER_BLOCK: u32 = 8;
+
+    /// The lead block of indices `8b .. 8b+7`.
     #[inline(always)]
     pub fn lead_block(seed: u64, position: u64, b: u32) -> [u32; 4] {
         block(seed, b, position, tag::EXACT_LEAD)
     }
 
-    /// The lead word (most significant 32 bits of the uniform) of `index`.
+    /// The lead of `index` within its lead block: half `index & 1` (low half
+    /// for even indices) of word `(index >> 1) & 3`. spec: NOISE.md §4.1.
     #[inline(always)]
-    pub fn lead_word(seed: u64, position: u64, index: u32) -> u32 {
-        lead_block(seed, position, index >> 2)[(index & 3) as usize]
+    pub fn lead_in_block(block: [u32; 4], index: u32) -> u16 {
+        (block[((index >> 1) & 3) as usize] >> (16 * (index & 1))) as u16
     }
 
-    /// The three tail words of `index` (words 0, 1, 2 of its tail block).
+    /// The lead (most significant 16 bits of the grid point) of `index`.
     #[inline(always)]
-    pub fn tail_words(seed: u64, position: u64, index: u32) -> [u32; 3] {
-        let t = block(seed, index, position, tag::EXACT_TAIL);
-        [t[0], t[1], t[2]]
+    pub fn lead(seed: u64, position: u64, index: u32) -> u16 {
+        lead_in_block(lead_block(seed, position, index >> 3), index)
     }
 
-    /// The 128-bit grid point `k`; the uniform is `(k + 1/2) / 2^128`.
+    /// The tail block of `index`: its four words give the grid point's
+    /// low 112 bits (word 3 its high half only).
     #[inline(always)]
-    pub fn grid_point(lead: u32, tail: [u32; 3]) -> u128 {
-        (u128::from(lead) << 96)
-            | (u128::from(tail[0]) << 64)
-            | (u128::from(tail[1]) << 32)
-            | u128::from(tail[2])
+    pub fn tail_words(seed: u64, position: u64, index: u32) -> [u32; 4] {
+        block(seed, index, position, tag::EXACT_TAIL)
+    }
+
+    /// The 128-bit grid point `k = h·2^112 + t0·2^80 + t1·2^48 + t2·2^16 +
+    /// ⌊t3/2^16⌋`; the uniform is `(k + 1/2) / 2^128`. spec: NOISE.md §4.2.
+    #[inline(always)]
+    pub fn grid_point(lead: u16, tail: [u32; 4]) -> u128 {
+        (u128::from(lead) << 112)
+            | (u128::from(tail[0]) << 80)
+            | (u128::from(tail[1]) << 48)
+            | (u128::from(tail[2]) << 16)
+            | u128::from(tail[3] >> 16)
     }
 
     /// The uniform `(k + 1/2) / 2^128` rounded to binary64 (for display).
@@ -176,29 +188,52 @@ pub mod exact {
     const BOUND_SLACK: f64 = 1.0 / (1u64 << 30) as f64;
 
     /// A lower bound on the computed [`ln_variate`] of every grid point whose
-    /// lead word is `lead`. spec: NOISE.md §4.4 (not normative: an
-    /// implementation may prune with it because it never excludes a winner).
+    /// top 32 bits are `prefix` (`lower32`, NOISE.md §4.4). Non-decreasing in
+    /// `prefix`.
     #[inline(always)]
-    pub fn ln_variate_lower_bound(lead: u32) -> f64 {
-        if lead == 0 {
+    pub fn prefix_lower_bound(prefix: u32) -> f64 {
+        if prefix == 0 {
             -129.0 * std::f64::consts::LN_2 - BOUND_SLACK
         } else {
-            (log2_lower(u64::from(lead)) - 32.0) * std::f64::consts::LN_2 - BOUND_SLACK
+            (log2_lower(u64::from(prefix)) - 32.0) * std::f64::consts::LN_2 - BOUND_SLACK
         }
     }
 
     /// An upper bound on the computed [`ln_variate`] of every grid point whose
-    /// lead word is `lead`.
+    /// top 32 bits are `prefix` (`upper32`, NOISE.md §4.4). Non-decreasing in
+    /// `prefix`.
     #[inline(always)]
-    pub fn ln_variate_upper_bound(lead: u32) -> f64 {
-        if lead >= (1 << 31) - 1 {
+    pub fn prefix_upper_bound(prefix: u32) -> f64 {
+        if prefix >= (1 << 31) - 1 {
             // E <= -ln(2^-129) = 89.42, ln 89.42 = 4.4934.
             4.5
         } else {
-            let hi = u64::from(lead) + 1;
+            let hi = u64::from(prefix) + 1;
             let v_hi = hi as f64 * f64::from_bits((1023 - 32) << 52);
             (log2_lower(hi) + 0.0861 - 32.0) * std::f64::consts::LN_2 + 2.0 * v_hi + BOUND_SLACK
         }
+    }
+
+    /// The smallest prefix of a grid point with this lead: `lead·2^16`.
+    #[inline(always)]
+    pub fn lead_prefix(lead: u16) -> u32 {
+        u32::from(lead) << 16
+    }
+
+    /// A lower bound on the computed [`ln_variate`] of every grid point whose
+    /// lead is `lead`: the prefix bound of its smallest prefix. spec: NOISE.md
+    /// §4.4 (not normative: an implementation may prune with it because it
+    /// never excludes a winner).
+    #[inline(always)]
+    pub fn ln_variate_lower_bound(lead: u16) -> f64 {
+        prefix_lower_bound(lead_prefix(lead))
+    }
+
+    /// An upper bound on the computed [`ln_variate`] of every grid point whose
+    /// lead is `lead`: the prefix bound of its largest prefix.
+    #[inline(always)]
+    pub fn ln_variate_upper_bound(lead: u16) -> f64 {
+        prefix_upper_bound(lead_prefix(lead) | 0xFFFF)
     }
 }
 
@@ -289,7 +324,7 @@ pub fn ln_variate(profile: NoiseProfile, seed: u64, position: u64, index: u32) -
     match profile {
         NoiseProfile::Exact => {
             let k = exact::grid_point(
-                exact::lead_word(seed, position, index),
+                exact::lead(seed, position, index),
                 exact::tail_words(seed, position, index),
             );
             exact::ln_variate(k)
@@ -306,20 +341,21 @@ pub fn ln_variate(profile: NoiseProfile, seed: u64, position: u64, index: u32) -
     }
 }
 
-/// The word a profile's pruning bound reads: the lead word for `exact`, word 0
-/// of the element's own block otherwise.
+/// The word a profile's pruning bound reads: for `exact` the smallest prefix
+/// of the element's lead (`lead·2^16`, [`exact::lead_prefix`]), otherwise word
+/// 0 of the element's own block.
 #[inline(always)]
-pub fn lead_word(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> u32 {
+pub fn bound_word(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> u32 {
     match profile {
-        NoiseProfile::Exact => exact::lead_word(seed, position, index),
+        NoiseProfile::Exact => exact::lead_prefix(exact::lead(seed, position, index)),
         NoiseProfile::F64 => f64p::words(seed, position, index)[0],
         NoiseProfile::F32 => f32p::word(seed, position, index),
         NoiseProfile::Triton => triton::word(seed, position, index),
     }
 }
 
-/// A lower bound on the computed [`ln_variate`] of every element whose lead
-/// word (see [`lead_word`]) is `lead`. Not normative: implementations may
+/// A lower bound on the computed [`ln_variate`] of every element whose bound
+/// word (see [`bound_word`]) is `word`. Not normative: implementations may
 /// prune with it because it never excludes a winner. spec: NOISE.md §4.4.
 ///
 /// For the profiles with `E = -ln(u)` the bound uses `E >= 1 - u` and an
@@ -327,33 +363,91 @@ pub fn lead_word(profile: NoiseProfile, seed: u64, position: u64, index: u32) ->
 /// final rounding (and libdevice `logf`'s error), and every profile's bound
 /// is clamped at its smallest possible `E`.
 #[inline(always)]
-pub fn ln_variate_lower_bound(profile: NoiseProfile, lead: u32) -> f64 {
+pub fn ln_variate_lower_bound(profile: NoiseProfile, word: u32) -> f64 {
     const F32_SLACK: f64 = 1e-6;
     match profile {
-        NoiseProfile::Exact => exact::ln_variate_lower_bound(lead),
-        // u < (lead + 1) / 2^32, so 1 - u > !lead / 2^32; E >= 2^-53.
-        NoiseProfile::F64 => exact::ln_variate_lower_bound(!lead).max(-36.8),
-        // u <= (lead + 256) / 2^32; E >= 2^-24.
+        NoiseProfile::Exact => exact::prefix_lower_bound(word),
+        // u < (word + 1) / 2^32, so 1 - u > !word / 2^32; E >= 2^-53.
+        NoiseProfile::F64 => exact::prefix_lower_bound(!word).max(-36.8),
+        // u <= (word + 256) / 2^32; E >= 2^-24.
         NoiseProfile::F32 => {
-            if lead >= 0xFFFF_FF00 {
+            if word >= 0xFFFF_FF00 {
                 -16.7
             } else {
-                (exact::ln_variate_lower_bound(0xFFFF_FF00 - lead) - F32_SLACK).max(-16.7)
+                (exact::prefix_lower_bound(0xFFFF_FF00 - word) - F32_SLACK).max(-16.7)
             }
         }
         // x = |word| as 31 bits; u <= (x + 256) / 2^31; E >= 2^-24.
         NoiseProfile::Triton => {
-            let x = if (lead as i32) < 0 { !lead } else { lead };
+            let x = if (word as i32) < 0 { !word } else { word };
             if x >= (1 << 31) - 256 {
                 -16.7
             } else {
-                (exact::ln_variate_lower_bound(2 * ((1 << 31) - 256 - x)) - F32_SLACK).max(-16.7)
+                (exact::prefix_lower_bound(2 * ((1 << 31) - 256 - x)) - F32_SLACK).max(-16.7)
             }
         }
     }
 }
 
-/// One Philox evaluation and the words of it that a profile used.
+/// Bits of one Philox output word that a profile used: `width` bits from
+/// bit `shift` up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct WordBits {
+    /// The output word (0 to 3).
+    pub word: usize,
+    /// The lowest bit used.
+    pub shift: u32,
+    /// How many bits.
+    pub width: u32,
+}
+
+impl WordBits {
+    /// All 32 bits of `word`.
+    pub const fn whole(word: usize) -> Self {
+        WordBits {
+            word,
+            shift: 0,
+            width: 32,
+        }
+    }
+
+    /// The top `width` bits of `word`.
+    pub const fn top(word: usize, width: u32) -> Self {
+        WordBits {
+            word,
+            shift: 32 - width,
+            width,
+        }
+    }
+
+    /// The used bits of `output`, shifted down.
+    pub fn of(self, output: &[u32; 4]) -> u32 {
+        let w = output[self.word] >> self.shift;
+        if self.width == 32 {
+            w
+        } else {
+            w & ((1 << self.width) - 1)
+        }
+    }
+}
+
+impl fmt::Display for WordBits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.width == 32 {
+            write!(f, "{}", self.word)
+        } else {
+            write!(
+                f,
+                "{}[{}:{}]",
+                self.word,
+                self.shift + self.width - 1,
+                self.shift
+            )
+        }
+    }
+}
+
+/// One Philox evaluation and the bits of it that a profile used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PhiloxCall {
     /// The counter block.
@@ -362,8 +456,8 @@ pub struct PhiloxCall {
     pub key: [u32; 2],
     /// The output block.
     pub output: [u32; 4],
-    /// Which output words were used, most significant first.
-    pub used: Vec<usize>,
+    /// Which output bits were used, most significant first.
+    pub used: Vec<WordBits>,
 }
 
 /// Everything about the noise of one element, for display and audit.
@@ -381,6 +475,8 @@ pub struct NoiseDraw {
     pub philox: Vec<PhiloxCall>,
     /// The uniform as binary64 (exact for `f64`, `f32`, `triton`; rounded for `exact`).
     pub uniform: f64,
+    /// The 16-bit lead of the `exact` profile (the grid point's top bits).
+    pub lead: Option<u16>,
     /// The 128-bit grid point of the `exact` profile.
     pub grid_point: Option<u128>,
     /// The binary32 uniform of the `f32` and `triton` profiles.
@@ -398,7 +494,7 @@ impl NoiseDraw {
     /// Computes the noise of `(seed, position, index)` under `profile`.
     pub fn new(profile: NoiseProfile, seed: u64, position: u64, index: u32) -> Self {
         let key = seed_key(seed);
-        let call = |c0: u32, tg: u32, used: Vec<usize>| {
+        let call = |c0: u32, tg: u32, used: Vec<WordBits>| {
             let counter = counter(c0, position, tg);
             PhiloxCall {
                 counter,
@@ -414,6 +510,7 @@ impl NoiseDraw {
             index,
             philox: Vec::new(),
             uniform: 0.0,
+            lead: None,
             grid_point: None,
             uniform_f32: None,
             noise: 0.0,
@@ -422,25 +519,42 @@ impl NoiseDraw {
         };
         match profile {
             NoiseProfile::Exact => {
-                let lead = call(index >> 2, tag::EXACT_LEAD, vec![(index & 3) as usize]);
-                let tail = call(index, tag::EXACT_TAIL, vec![0, 1, 2]);
-                let k = exact::grid_point(
-                    lead.output[(index & 3) as usize],
-                    [tail.output[0], tail.output[1], tail.output[2]],
+                let half = WordBits {
+                    word: ((index >> 1) & 3) as usize,
+                    shift: 16 * (index & 1),
+                    width: 16,
+                };
+                let lead = call(index >> 3, tag::EXACT_LEAD, vec![half]);
+                let tail = call(
+                    index,
+                    tag::EXACT_TAIL,
+                    vec![
+                        WordBits::whole(0),
+                        WordBits::whole(1),
+                        WordBits::whole(2),
+                        WordBits::top(3, 16),
+                    ],
                 );
+                let h = exact::lead_in_block(lead.output, index);
+                let k = exact::grid_point(h, tail.output);
                 d.philox = vec![lead, tail];
+                d.lead = Some(h);
                 d.grid_point = Some(k);
                 d.uniform = exact::uniform(k);
                 d.noise = exact::variate(k);
             }
             NoiseProfile::F64 => {
-                let c = call(index, tag::F64, vec![0, 1]);
+                let c = call(
+                    index,
+                    tag::F64,
+                    vec![WordBits::whole(0), WordBits::top(1, 20)],
+                );
                 d.uniform = f64p::uniform([c.output[0], c.output[1]]);
                 d.noise = f64p::variate(d.uniform);
                 d.philox = vec![c];
             }
             NoiseProfile::F32 => {
-                let c = call(index, tag::F32, vec![0]);
+                let c = call(index, tag::F32, vec![WordBits::top(0, 24)]);
                 let u = f32p::uniform(c.output[0]);
                 let e = f32p::variate(u);
                 (d.uniform, d.uniform_f32, d.noise, d.noise_f32) =
@@ -448,7 +562,7 @@ impl NoiseDraw {
                 d.philox = vec![c];
             }
             NoiseProfile::Triton => {
-                let c = call(index, tag::TRITON, vec![0]);
+                let c = call(index, tag::TRITON, vec![WordBits::whole(0)]);
                 let u = triton::uniform(c.output[0]);
                 let e = triton::variate(u);
                 (d.uniform, d.uniform_f32, d.noise, d.noise_f32) =
@@ -478,9 +592,33 @@ mod tests {
         }
     }
 
+    /// Every lead, at its lowest and highest grid point. L is non-decreasing
+    /// in the grid point (NOISE.md §4.3; tested in tests/it/math.rs), so this
+    /// covers every grid point of every lead.
     #[test]
-    fn exact_bounds_hold_at_grid_extremes() {
-        for lead in [
+    fn exact_lead_bounds_hold_for_every_lead() {
+        const LOW_112: u128 = (1 << 112) - 1;
+        let mut last = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for lead in 0..=u16::MAX {
+            let lo = u128::from(lead) << 112;
+            let (lb, ub) = (
+                exact::ln_variate_lower_bound(lead),
+                exact::ln_variate_upper_bound(lead),
+            );
+            assert!(lb <= exact::ln_variate(lo), "lead {lead}: lower bound");
+            assert!(
+                ub >= exact::ln_variate(lo | LOW_112),
+                "lead {lead}: upper bound"
+            );
+            assert!(lb >= last.0 && ub >= last.1, "lead {lead}: bounds decrease");
+            last = (lb, ub);
+        }
+    }
+
+    #[test]
+    fn exact_prefix_bounds_hold_at_grid_extremes() {
+        const LOW_96: u128 = (1 << 96) - 1;
+        for prefix in [
             0u32,
             1,
             2,
@@ -492,11 +630,34 @@ mod tests {
             1 << 31,
             u32::MAX,
         ] {
-            for tail in [[0u32; 3], [u32::MAX; 3], [0x8000_0000, 0, 0]] {
-                let l = exact::ln_variate(exact::grid_point(lead, tail));
-                assert!(exact::ln_variate_lower_bound(lead) <= l, "lead {lead}");
-                assert!(exact::ln_variate_upper_bound(lead) >= l, "lead {lead}");
+            let k = u128::from(prefix) << 96;
+            for k in [k, k | LOW_96, k | (1 << 95)] {
+                let l = exact::ln_variate(k);
+                assert!(exact::prefix_lower_bound(prefix) <= l, "prefix {prefix}");
+                assert!(exact::prefix_upper_bound(prefix) >= l, "prefix {prefix}");
             }
+        }
+    }
+
+    #[test]
+    fn exact_grid_point_takes_lead_then_tail() {
+        let tail = [0x0123_4567, 0x89ab_cdef, 0xfedc_ba98, 0x7654_3210];
+        assert_eq!(
+            exact::grid_point(0xbeef, tail),
+            0xbeef_0123_4567_89ab_cdef_fedc_ba98_7654_u128
+        );
+        let block = [0x1111_2222, 0x3333_4444, 0x5555_6666, 0x7777_8888];
+        let leads: Vec<u16> = (0..8).map(|i| exact::lead_in_block(block, i)).collect();
+        assert_eq!(
+            leads,
+            [0x2222, 0x1111, 0x4444, 0x3333, 0x6666, 0x5555, 0x8888, 0x7777]
+        );
+        // The draw's bookkeeping names the same bits.
+        for i in [0u32, 5, 6, 7, 8, 131071] {
+            let d = NoiseDraw::new(NoiseProfile::Exact, 7, 9, i);
+            let (lead, tail) = (&d.philox[0], &d.philox[1]);
+            assert_eq!(lead.used[0].of(&lead.output), u32::from(d.lead.unwrap()));
+            assert_eq!(tail.used[3].of(&tail.output), tail.output[3] >> 16);
         }
     }
 

@@ -99,6 +99,10 @@ fn json_matches_noise_draw_for_every_profile() {
                 d.ln_noise
             ));
 
+            match d.lead {
+                Some(h) => assert_eq!(hex_str(&v, "lead"), format!("0x{h:04x}")),
+                None => assert!(v.get("lead").is_none(), "{profile}: no lead"),
+            }
             match d.grid_point {
                 Some(k) => {
                     let g = hex_str(&v, "grid_point");
@@ -125,13 +129,18 @@ fn json_matches_noise_draw_for_every_profile() {
                 assert_eq!(words("counter"), hex(&want.counter));
                 assert_eq!(words("key"), hex(&want.key));
                 assert_eq!(words("output"), hex(&want.output));
-                let used: Vec<usize> = c["used"]
+                let used: Vec<[u64; 3]> = c["used"]
                     .as_array()
                     .expect("used")
                     .iter()
-                    .map(|u| u.as_u64().expect("word number") as usize)
+                    .map(|u| ["word", "shift", "width"].map(|f| u[f].as_u64().expect(f)))
                     .collect();
-                assert_eq!(used, want.used);
+                let want_used: Vec<[u64; 3]> = want
+                    .used
+                    .iter()
+                    .map(|u| [u.word as u64, u64::from(u.shift), u64::from(u.width)])
+                    .collect();
+                assert_eq!(used, want_used);
             }
         }
     }
@@ -160,6 +169,11 @@ fn text_shows_every_step() {
             "{out}"
         );
         assert_eq!(out.contains("grid point"), profile == NoiseProfile::Exact);
+        if let Some(h) = d.lead {
+            // Index 3: the high half of word 1 of its lead block.
+            assert!(out.contains(&format!("lead      0x{h:04x}")), "{out}");
+            assert!(out.contains("used 1[31:16]"), "{out}");
+        }
         if let Some(e) = d.noise_f32 {
             assert!(
                 out.contains(&format!("f32 bits 0x{:08x}", e.to_bits())),

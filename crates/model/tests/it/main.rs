@@ -18,6 +18,7 @@
 mod golden;
 mod oracle;
 mod props;
+mod spec_examples;
 mod stats;
 
 use half::{bf16, f16};
