@@ -84,6 +84,13 @@ struct SampleArgs {
 #ifndef TR_FUSED_WIDE_BOUNDS
 #define TR_FUSED_WIDE_BOUNDS __maxnreg__(64)
 #endif
+// The specialized kernel without the fused path at 64 registers, for
+// launches with more blocks than the 80-register build keeps resident
+// (plain B = 1024: 177.6 -> 169.1 us; B = 256, where every block is
+// resident, 60.0 -> 63.8; docs/cuda-notes.md, run 11).
+#ifndef TR_FAST_WIDE_BOUNDS
+#define TR_FAST_WIDE_BOUNDS __maxnreg__(64)
+#endif
 // Whether tr_fast_* carry the fused top-k path too (a timing knob: run 9 of
 // docs/cuda-notes.md times the kernels with it against those without).
 #ifndef TR_FAST_FUSED
@@ -1466,6 +1473,9 @@ extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_g
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED>(A); }
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED>(A); }
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }

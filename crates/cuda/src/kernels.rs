@@ -22,10 +22,13 @@ const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 26] = [
+pub const KERNEL_NAMES: [&str; 29] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
+    "tr_fast_wide_f32",
+    "tr_fast_wide_bf16",
+    "tr_fast_wide_f16",
     "tr_fused_f32",
     "tr_fused_bf16",
     "tr_fused_f16",
@@ -271,6 +274,9 @@ pub struct Kernels {
     /// `tr_fast_{f32,bf16,f16}`: the pass without bias, direct-profile and
     /// fused top-k paths.
     pub fast: [CudaFunction; 3],
+    /// `tr_fast_wide_{f32,bf16,f16}`: `fast` at 64 registers, for launches
+    /// with more blocks than `fast` keeps resident.
+    pub fast_wide: [CudaFunction; 3],
     /// `tr_fused_{f32,bf16,f16}`: `fast` with the fused top-k path, for
     /// launches in which some row takes it.
     pub fused: [CudaFunction; 3],
@@ -344,6 +350,11 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     let k = Arc::new(Kernels {
         pass: [f("tr_pass_f32")?, f("tr_pass_bf16")?, f("tr_pass_f16")?],
         fast: [f("tr_fast_f32")?, f("tr_fast_bf16")?, f("tr_fast_f16")?],
+        fast_wide: [
+            f("tr_fast_wide_f32")?,
+            f("tr_fast_wide_bf16")?,
+            f("tr_fast_wide_f16")?,
+        ],
         fused: [f("tr_fused_f32")?, f("tr_fused_bf16")?, f("tr_fused_f16")?],
         fused_wide: [
             f("tr_fused_wide_f32")?,

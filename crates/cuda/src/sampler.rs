@@ -289,9 +289,19 @@ pub struct Sampler {
     /// Programmatic dependent launch is available (compute capability >= 9.0).
     pdl: bool,
     ws: Workspace,
-    /// Blocks of the fused pass kernel resident on one SM, by (dtype code,
-    /// block threads, dynamic shared memory).
-    resident: HashMap<(usize, u32, u32), u32>,
+    /// Blocks of an 80-register pass kernel resident on one SM, by (build,
+    /// dtype code, block threads, dynamic shared memory).
+    resident: HashMap<(PassBuild, usize, u32, u32), u32>,
+}
+
+/// The specialized pass kernels that have a 64-register build for launches
+/// whose blocks queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum PassBuild {
+    /// `tr_fast_*` (no fused top-k path); its wide build is `tr_fast_wide_*`.
+    Fast,
+    /// `tr_fused_*`; its wide build is `tr_fused_wide_*`.
+    Fused,
 }
 
 impl Sampler {
@@ -518,19 +528,30 @@ impl Sampler {
         } else {
             g.pass_smem
         };
-        let (pass, race_pass) = match (generic, fused_rows) {
-            (true, _) => (&k.pass[dt], &k.pass[dt]),
-            (false, true) => {
-                // More blocks than the 80-register build keeps resident:
-                // the 64-register one (more blocks an SM, some spills).
-                let resident = self.resident_blocks(dt, g.block_threads, smem)?;
-                if u64::from(pass_blocks) > u64::from(resident) * u64::from(self.sm_count) {
-                    (&k.fused_wide[dt], &k.fast[dt])
-                } else {
-                    (&k.fused[dt], &k.fast[dt])
-                }
+        // A specialized kernel with more blocks than its 80-register build
+        // keeps resident takes its 64-register build (more blocks an SM,
+        // some spills; docs/cuda-notes.md, runs 9 and 11).
+        let (pass, race_pass) = if generic {
+            (&k.pass[dt], &k.pass[dt])
+        } else {
+            let fast = if self.blocks_queue(
+                PassBuild::Fast,
+                dt,
+                pass_blocks,
+                g.block_threads,
+                g.pass_smem,
+            )? {
+                &k.fast_wide[dt]
+            } else {
+                &k.fast[dt]
+            };
+            if !fused_rows {
+                (fast, fast)
+            } else if self.blocks_queue(PassBuild::Fused, dt, pass_blocks, g.block_threads, smem)? {
+                (&k.fused_wide[dt], fast)
+            } else {
+                (&k.fused[dt], fast)
             }
-            (false, false) => (&k.fast[dt], &k.fast[dt]),
         };
         let second = params.needs_second_pass(fused_on, topp_on);
         for f in [pass, race_pass].iter().take(if second { 2 } else { 1 }) {
@@ -580,16 +601,38 @@ impl Sampler {
 
     /// How many blocks of `tr_fused_*` of dtype `dt` one SM holds at once
     /// (the driver's occupancy answer, cached).
-    fn resident_blocks(&mut self, dt: usize, block_threads: u32, smem: u32) -> Result<u32> {
-        if let Some(&n) = self.resident.get(&(dt, block_threads, smem)) {
-            return Ok(n);
-        }
-        let n = self.kernels.fused[dt]
-            .occupancy_max_active_blocks_per_multiprocessor(block_threads, smem as usize, None)
-            .ctx("reading the fused kernel's occupancy")?
-            .max(1);
-        self.resident.insert((dt, block_threads, smem), n);
-        Ok(n)
+    /// Whether a launch of `blocks` blocks of the 80-register `build` has
+    /// more blocks than the device keeps resident at once (the driver's
+    /// occupancy answer, cached per build, dtype, block size and shared memory).
+    fn blocks_queue(
+        &mut self,
+        build: PassBuild,
+        dt: usize,
+        blocks: u32,
+        block_threads: u32,
+        smem: u32,
+    ) -> Result<bool> {
+        let key = (build, dt, block_threads, smem);
+        let per_sm = match self.resident.get(&key) {
+            Some(&n) => n,
+            None => {
+                let f = match build {
+                    PassBuild::Fast => &self.kernels.fast[dt],
+                    PassBuild::Fused => &self.kernels.fused[dt],
+                };
+                let n = f
+                    .occupancy_max_active_blocks_per_multiprocessor(
+                        block_threads,
+                        smem as usize,
+                        None,
+                    )
+                    .ctx("reading the pass kernel's occupancy")?
+                    .max(1);
+                self.resident.insert(key, n);
+                n
+            }
+        };
+        Ok(u64::from(blocks) > u64::from(per_sm) * u64::from(self.sm_count))
     }
 
     /// Launches one kernel of the sequence: `shape` is (grid, block, dynamic
