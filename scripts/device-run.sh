@@ -14,7 +14,8 @@
 #     env.txt, check.log, summary.json, mismatches.jsonl, timing.log,
 #     timing.json, timing.txt, profile.log (compute-sanitizer memcheck, with
 #     RACECHECK=1 racecheck and synccheck, ncu),
-#     check-defines.log and summary-defines.json (with CHECKED_DEFINES)
+#     check-defines.log and summary-defines.json (with CHECKED_DEFINES),
+#     baseline-timing.log and .json (with BASELINE_BIN=another check binary)
 # The last lines printed are the summaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +70,14 @@ remote)
     timeout "${TIMING_TIMEOUT:-150}" "$BIN" --out "$OUT/timing.json" --timing-only \
         --variant "$VARIANT" "$@" >"$OUT/timing.log" 2>&1
     echo "timing exit code: $?" >>"$OUT/timing.log"
+    # 2b. BASELINE_BIN=path: the same timings of another build of the check
+    #     binary (an earlier commit's, carried too), in the same call, so the
+    #     two are compared on one machine state: baseline-timing.{log,json}.
+    if [ -n "${BASELINE_BIN:-}" ]; then
+        timeout "${TIMING_TIMEOUT:-150}" "$BASELINE_BIN" --out "$OUT/baseline-timing.json" \
+            --timing-only >"$OUT/baseline-timing.log" 2>&1
+        echo "baseline timing exit code: $?" >>"$OUT/baseline-timing.log"
+    fi
     # 3. a short memcheck run (out-of-bounds accesses), then ncu profiles of the
     #    hot kernels (clocks left alone), all into profile.log
     : >"$OUT/profile.log"
@@ -113,6 +122,10 @@ remote)
     fi
     echo "======== timing.log (tail) ========"
     tail -n 50 "$OUT/timing.log"
+    if [ -n "${BASELINE_BIN:-}" ]; then
+        echo "======== baseline-timing.log (tail) ========"
+        tail -n 50 "$OUT/baseline-timing.log"
+    fi
     echo "======== profile.log (sanitizer summary, ncu) ========"
     grep -E "SUMMARY|exit code|RESULT" "$OUT/profile.log"
     ;;

@@ -61,7 +61,19 @@ order = sorted(range(len(body)), key=lambda j: -num(body[j], samp))[:top]
 for j in sorted(order):
     r = body[j]
     print("%5d %5.1f%% exe %9.0f  %s" % (j, 100 * num(r, samp) / tot, num(r, exe), r[src][:110] if src is not None else ""))
+# Where the instructions go by how often a line ran: a loop's hot path is the
+# lines that ran once a step, its rare paths the lines that ran less often.
+by = {}
+for r in body:
+    e = num(r, exe)
+    if e:
+        n, s = by.get(e, (0, 0.0))
+        by[e] = (n + 1, s + num(r, samp))
+print("executions per line: lines, share of warp instructions, share of stall samples")
+for e, (n, s) in sorted(by.items(), key=lambda kv: -kv[0] * kv[1][0])[:12]:
+    print("  %10.0f x %5d lines  %5.1f%% of instructions  %5.1f%% of samples" % (e, n, 100 * e * n / tot_e, 100 * s / tot))
 PY
+  gzip -c "$rep-sass.csv" >"$rep-sass.csv.gz"
   if [ "${PIPES:-0}" = 1 ]; then
     # Issue share of each pipe (instructions issued to it over its peak) and
     # its busy cycles, for the metrics this ncu knows.
