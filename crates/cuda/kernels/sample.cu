@@ -268,17 +268,19 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 // ---- the exact race with the lead bound (spec: NOISE.md §4.4) ----
 //
 // A lane's unit of eight elements takes its eight 16-bit leads from one lead
-// block (NOISE.md §4.1), each held as its prefix lead·2^16. Each warp keeps a running threshold `thr`, a lower bound of the row's best
-// score (from lower bounds of candidates' scores, from exact scores, and from
-// the other warps through shared memory). An element is a candidate when its
-// score upper bound fma(-T, lb(lead), a) can reach thr; the hot path tests this
-// as a >= cutoff[class(lead)], class = position of the highest set bit, where
-// lane j holds the smallest a whose bound with the class bound lb(2^j) (lb(0)
-// for class 0, which also takes prefix 0) reaches thr. lb is monotone in the
-// prefix, so the class test is weaker than the element test: it never drops
-// a candidate. Candidates go to a per-warp queue and are evaluated exactly when
-// it fills and at the end, after re-checking their bound against the final
-// threshold. Pruning is strict (bound < thr), so every element whose score
+// block (NOISE.md §4.1), each held as its prefix lead·2^16. Each warp keeps a
+// running threshold `thr`, a lower bound of the row's best score (from lower
+// bounds of candidates' scores, from exact scores, and from the other warps
+// through shared memory; at -inf at first, when every element is a
+// candidate, so a warp's first step raises it with no separate pilot). An
+// element is a candidate when its score upper bound fma(-T, lb(lead), a) can
+// reach thr; the hot path tests this as a >= cutoff[class(lead)], class =
+// position of the highest set bit, where lane j holds the smallest a whose
+// bound with the class bound lb(2^j) (lb(0) for class 0, which also takes
+// prefix 0) reaches thr. lb is monotone in the prefix, so the class test is
+// weaker than the element test: it never drops a candidate. Candidates go to
+// a per-warp queue and are evaluated exactly when it fills and at the end,
+// after re-checking their bound against the final threshold. Pruning is strict (bound < thr), so every element whose score
 // equals the best is evaluated and ties go to the smaller index: the result is
 // the exact argmax.
 
@@ -374,8 +376,7 @@ template <> struct Cutoffs<true> {
 };
 
 // A warp's candidate queue in dynamic shared memory: cap entries of (a,
-// index, lead prefix), at one base address (fewer registers than three
-// pointers in the hot loop).
+// index, lead prefix), three arrays at one base address.
 struct WarpQueue {
     u8* base;
     u32 cap;
