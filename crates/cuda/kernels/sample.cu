@@ -66,28 +66,32 @@ struct SampleArgs {
 #ifndef TR_PASS_BOUNDS
 #define TR_PASS_BOUNDS __launch_bounds__(512)
 #endif
-// The specialized kernel at 80 registers: 3 blocks of 256 per SM instead of 2
-// (docs/cuda-notes.md, run 4: B = 1024 237 -> 218 us); __maxnreg__ keeps
-// 512-thread blocks launchable, which __launch_bounds__(256, 3) would not.
+// The specialized kernel without the fused path at 96 registers: with one
+// lead block a unit its race is latency-bound, and the spills of an 80-register
+// build cost more than its third block an SM (plain B = 256 58.8 -> 56.4 us,
+// f32 70.3 -> 62.6; docs/cuda-notes.md, run 11). Launches whose blocks queue
+// take the 64-register build below. __maxnreg__ keeps 512-thread blocks
+// launchable, which __launch_bounds__(256, 2) would not.
 #ifndef TR_FAST_BOUNDS
-#define TR_FAST_BOUNDS __maxnreg__(80)
+#define TR_FAST_BOUNDS __maxnreg__(96)
 #endif
-// The same cap for the kernel with the fused top-k path (a separate knob),
-// and the cap of its build for launches with more blocks than the 80-register
+// The kernel with the fused top-k path at 80 registers: 3 blocks of 256 per
+// SM instead of 2 (docs/cuda-notes.md, run 4: B = 1024 237 -> 218 us), and
+// the cap of its build for launches with more blocks than the 80-register
 // build keeps resident: 64 registers give four blocks of 256 an SM instead of
 // three, which pays once the blocks queue (top-k 50 + top-p 0.9, B = 1024:
 // 246 -> 225 us) and costs where they do not (B = 256: 82.5 -> 87.4 us;
 // docs/cuda-notes.md, run 9).
 #ifndef TR_FUSED_BOUNDS
-#define TR_FUSED_BOUNDS TR_FAST_BOUNDS
+#define TR_FUSED_BOUNDS __maxnreg__(80)
 #endif
 #ifndef TR_FUSED_WIDE_BOUNDS
 #define TR_FUSED_WIDE_BOUNDS __maxnreg__(64)
 #endif
 // The specialized kernel without the fused path at 64 registers, for
-// launches with more blocks than the 80-register build keeps resident
-// (plain B = 1024: 177.6 -> 169.1 us; B = 256, where every block is
-// resident, 60.0 -> 63.8; docs/cuda-notes.md, run 11).
+// launches with more blocks than its default build keeps resident (plain B =
+// 1024 against the 80-register build: 177.6 -> 169.1 us; B = 256, where
+// every block is resident, 60.0 -> 63.8; docs/cuda-notes.md, run 11).
 #ifndef TR_FAST_WIDE_BOUNDS
 #define TR_FAST_WIDE_BOUNDS __maxnreg__(64)
 #endif

@@ -289,8 +289,8 @@ pub struct Sampler {
     /// Programmatic dependent launch is available (compute capability >= 9.0).
     pdl: bool,
     ws: Workspace,
-    /// Blocks of an 80-register pass kernel resident on one SM, by (build,
-    /// dtype code, block threads, dynamic shared memory).
+    /// Blocks of a specialized pass kernel's default build resident on one
+    /// SM, by (build, dtype code, block threads, dynamic shared memory).
     resident: HashMap<(PassBuild, usize, u32, u32), u32>,
 }
 
@@ -528,7 +528,7 @@ impl Sampler {
         } else {
             g.pass_smem
         };
-        // A specialized kernel with more blocks than its 80-register build
+        // A specialized kernel with more blocks than its default build
         // keeps resident takes its 64-register build (more blocks an SM,
         // some spills; docs/cuda-notes.md, runs 9 and 11).
         let (pass, race_pass) = if generic {
@@ -599,9 +599,7 @@ impl Sampler {
         Ok(())
     }
 
-    /// How many blocks of `tr_fused_*` of dtype `dt` one SM holds at once
-    /// (the driver's occupancy answer, cached).
-    /// Whether a launch of `blocks` blocks of the 80-register `build` has
+    /// Whether a launch of `blocks` blocks of `build` (its default build) has
     /// more blocks than the device keeps resident at once (the driver's
     /// occupancy answer, cached per build, dtype, block size and shared memory).
     fn blocks_queue(
