@@ -102,7 +102,7 @@ remote)
         done
     fi
     if command -v ncu >/dev/null && [ "${NCU:-1}" = 1 ]; then
-        for spec in "tr_fast_bf16|--rows 1024" "tr_filter_bf16|--rows 64 --top-k 50"; do
+        for spec in "tr_fast_wide_bf16|--rows 1024" "tr_fast_bf16|--rows 256" "tr_filter_bf16|--rows 64 --top-k 50"; do
             k=${spec%%|*}
             args=${spec#*|}
             echo "======== ncu $k ($args) ========" >>"$OUT/profile.log"

@@ -5,7 +5,8 @@
 # Build here: bash scripts/device-run.sh build; then the device tool's `run` with
 #   carry ["target/release/tailrace-cuda-check"], command: bash scripts/ncu-source.sh
 # Environment: KERNEL (default tr_fused_bf16, the pass with the fused top-k
-# path; tr_fast_bf16 is the one of plain batches), CONFIGS ("rows:top_k:top_p
+# path; tr_fast_bf16 is the one of plain batches, tr_fast_wide_bf16 that of
+# plain batches whose blocks queue, e.g. 1024 rows), CONFIGS ("rows:top_k:top_p
 # ...", each profiled and summarized in turn), TOP (SASS lines printed,
 # default 60), PIPES=1 (also the issue share of each execution pipe), DTYPE
 # (logit type of the profiled batches: bf16, f32 or f16; default bf16).
