@@ -514,10 +514,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         uint4 lw[N];
 #pragma unroll
         for (int n = 0; n < N; n++) lw[n] = tr_block(seed, (u32)(u0 + 32 * n + lane), pos, TR_TAG_EXACT_LEAD);
-        auto lead = [&](int n, int k) -> u32 {
-            const u32 w = tr_word(lw[n], (u32)k >> 1);
-            return (k & 1) ? (w & 0xffff0000u) : (w << 16);
-        };
+        auto lead = [&](int n, int k) -> u32 { return tr_lead_prefix(lw[n], (u32)k); };
         bool anyc = false;
         if (UNIT_TEST) {
             // One test for the lane's N units first: their largest a against

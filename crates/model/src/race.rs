@@ -468,15 +468,11 @@ fn race_exact<T: Logit>(
         for (j, c) in ctrs.iter_mut().enumerate() {
             *c = profile::counter((b + j) as u32, pos, tag::EXACT_LEAD);
         }
-        // leads[i - 8b] is the lead of index i (NOISE.md §4.1: half i & 1 of
-        // word (i >> 1) & 3 of block i >> 3).
+        // leads[i - 8b] is the lead of index i.
+        let blocks = philox_batch(&ctrs, n, key);
         let mut leads = [0u16; LANES * LEAD_SPAN];
-        for (l, w) in leads
-            .chunks_exact_mut(2)
-            .zip(philox_batch(&ctrs, n, key).as_flattened())
-        {
-            l[0] = *w as u16;
-            l[1] = (*w >> 16) as u16;
+        for (j, l) in leads.iter_mut().enumerate() {
+            *l = exact::lead_in_block(blocks[j / LEAD_SPAN], j as u32);
         }
         let base = b * LEAD_SPAN;
         for g in (0..n).step_by(GROUP_BLOCKS) {
