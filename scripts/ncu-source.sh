@@ -17,6 +17,12 @@ done
 BIN=target/release/tailrace-cuda-check
 OUT=${OUT:-/tmp/tailrace-out}
 mkdir -p "$OUT"
+# Line tables in the profiled kernels (the SASS is the same), and the cubin and
+# assembled source they refer to, for scripts/sass-lines.py (run below when
+# nvdisasm is here; elsewhere on the files left in $OUT).
+export TAILRACE_NVRTC_LINEINFO=1
+$BIN cubin "$OUT/lineinfo.cubin" >/dev/null && $BIN source >"$OUT/tailrace.cu"
+ND=$(command -v nvdisasm || ls /usr/local/cuda/bin/nvdisasm 2>/dev/null)
 KERNEL=${KERNEL:-tr_fused_bf16}
 CONFIGS=${CONFIGS:-"1024:50:1.0 1:50:1.0"}
 TOP=${TOP:-60}
@@ -75,6 +81,10 @@ for e, (n, s) in sorted(by.items(), key=lambda kv: -kv[0] * kv[1][0])[:12]:
     print("  %10.0f x %5d lines  %5.1f%% of instructions  %5.1f%% of samples" % (e, n, 100 * e * n / tot_e, 100 * s / tot))
 PY
   gzip -c "$rep-sass.csv" >"$rep-sass.csv.gz"
+  if [ -n "$ND" ] && [ -s "$OUT/lineinfo.cubin" ]; then
+    python3 "$(dirname "$0")/sass-lines.py" --csv "$rep-sass.csv" --cubin "$OUT/lineinfo.cubin" \
+      --source "$OUT/tailrace.cu" --function "$KERNEL" --nvdisasm "$ND" --top "${LINES_TOP:-40}"
+  fi
   if [ "${PIPES:-0}" = 1 ]; then
     # Issue share of each pipe (instructions issued to it over its peak) and
     # its busy cycles, for the metrics this ncu knows.

@@ -121,6 +121,51 @@ template <> struct Elem<2> {
 // previous grid has completed and its writes are visible (at once when there
 // is no such grid, or on older devices), then lets the next kernel of the
 // stream be scheduled. No global memory is touched before it.
+// Phase clock (a profiling aid, compiled only with TR_PHASE_PRINT defined:
+// `tailrace-cuda-check --checked-define TR_PHASE_PRINT=1 bench ...`, read by
+// scripts/phase-clock.py). Thread 0 of a block stamps slot n with the SM clock
+// and the global timer; the block prints its stamps once, when it is done, so
+// the printing delays no stamp. Without the define the stamps compile to
+// nothing.
+#define TR_PHASE_SLOTS 14
+#ifdef TR_PHASE_PRINT
+__device__ __forceinline__ long long* tr_phase_clock() {
+    __shared__ long long s_phase_clock[2 * TR_PHASE_SLOTS];
+    return s_phase_clock;
+}
+__device__ __forceinline__ void tr_phase_clear() {
+    if (threadIdx.x == 0)
+        for (int n = 0; n < 2 * TR_PHASE_SLOTS; n++) tr_phase_clock()[n] = -1;
+}
+__device__ __forceinline__ void tr_phase(int n) {
+    if (threadIdx.x == 0) {
+        long long g;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+        tr_phase_clock()[2 * n] = clock64();
+        tr_phase_clock()[2 * n + 1] = g;
+    }
+}
+// One line a block: block, chunks, the global timer of slot 0, then each
+// slot's SM clock less slot 0's (-1: not stamped) and the global timer of the
+// last slot stamped.
+__device__ __forceinline__ void tr_phase_print() {
+    if (threadIdx.x != 0) return;
+    const long long* c = tr_phase_clock();
+    long long d[TR_PHASE_SLOTS], g_last = c[1];
+    for (int n = 0; n < TR_PHASE_SLOTS; n++) {
+        d[n] = c[2 * n] < 0 ? -1 : c[2 * n] - c[0];
+        if (c[2 * n + 1] >= 0) g_last = c[2 * n + 1];
+    }
+    printf("tr_phase %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+           blockIdx.x, c[1], d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
+           d[11], d[12], d[13], g_last);
+}
+#else
+__device__ __forceinline__ void tr_phase_clear() {}
+__device__ __forceinline__ void tr_phase(int) {}
+__device__ __forceinline__ void tr_phase_print() {}
+#endif
+
 __device__ __forceinline__ void tr_grid_begin() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

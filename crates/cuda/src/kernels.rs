@@ -5,6 +5,10 @@
 //! exact hex float taken from `tailrace-noise` (one source of truth). NVRTC
 //! compiles them once per process and architecture, with fmad off and no fast
 //! math, so each operation is the correctly rounded one the CPU model performs.
+//!
+//! `TAILRACE_NVRTC_LINEINFO=1` in the environment adds `--generate-line-info`
+//! (a profiling aid: the SASS keeps its source lines, for
+//! `scripts/ncu-source.sh`; the code is the same).
 
 use crate::error::{CudaError, DriverContext, Result};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
@@ -204,6 +208,9 @@ pub fn compile(arch: &str) -> Result<Compiled> {
 pub fn compile_with(arch: &str, defines: &[String], extra_options: &[String]) -> Result<Compiled> {
     require_nvrtc()?;
     let mut opts = options(arch);
+    if std::env::var_os("TAILRACE_NVRTC_LINEINFO").is_some_and(|v| !v.is_empty() && v != "0") {
+        opts.push("--generate-line-info".into());
+    }
     opts.extend(extra_options.iter().cloned());
     let src = CString::new(source_with(defines)).expect("kernel sources hold no NUL");
     let name = CString::new("tailrace.cu").expect("no NUL");
