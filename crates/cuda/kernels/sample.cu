@@ -651,6 +651,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 
 struct TopkCtl {
     u64 thr;                  // the block's pruning threshold (WarpTopk::shrink)
+    u64 rt;                   // last block: the row's threshold (tr_fused_finish)
     u32 wcnt[TR_MAX_WARPS];   // block select: keys in each warp's buffer
     u32 wkeep[TR_MAX_WARPS];  // block keep: keys each warp keeps
     u64 sel_an[TR_MAX_WARPS]; // block select: AND and OR of each warp's keys
@@ -679,11 +680,95 @@ __device__ __forceinline__ u64 tr_shfl_u64(u64 v, u32 src) {
 __device__ __forceinline__ u64 tr_shfl_xor_u64(u64 v, int off) {
     return (u64)__shfl_xor_sync(TR_FULL, (unsigned long long)v, off);
 }
+__device__ __forceinline__ u128 tr_shfl_u128(u128 v, u32 src) {
+    const u64 lo = tr_shfl_u64((u64)v, src), hi = tr_shfl_u64((u64)(v >> 64), src);
+    return ((u128)hi << 64) | lo;
+}
+__device__ __forceinline__ u128 tr_shfl_up_u128(u128 v, int off) {
+    const u64 lo = (u64)__shfl_up_sync(TR_FULL, (unsigned long long)(u64)v, off);
+    const u64 hi = (u64)__shfl_up_sync(TR_FULL, (unsigned long long)(u64)(v >> 64), off);
+    return ((u128)hi << 64) | lo;
+}
 
 // Keys a fused threshold may keep above k - 1: lists stay within
 // TR_FUSED_K_MAX keys.
 __device__ __forceinline__ u32 tr_fused_slack(u32 k) {
     return (TR_FUSED_K_MAX + 1 - k) < 32u ? (TR_FUSED_K_MAX + 1 - k) : 32u;
+}
+
+// The selects below are radix selects. The block select takes 4-bit digits
+// counted in registers: a lane counts its keys of each digit in one byte of
+// two 64-bit words, the warp sums them in 16-bit halves with
+// __reduce_add_sync, so every lane knows all sixteen counts and a level needs
+// one barrier (the 8-bit shared histogram needed three, and a quarter of the
+// fused kernel's stall samples at B = 1 waited on its match.any;
+// docs/cuda-notes.md, run 12). The warp select takes either.
+
+// Warp-collective: for each value d of the 4-bit digit at `shift`, the number
+// of keys of buf[0..n) (n <= 8160: at most 255 a lane) whose bits above it
+// equal `prefix`, in every lane: digit d in half d & 1 (the low half for even
+// d) of c[d >> 1].
+__device__ __forceinline__ void tr_count_nibbles(const u64* buf, u32 n, int shift, u64 prefix,
+                                                 u32 c[8]) {
+    const u64 hi_mask = (shift == 60) ? 0 : (~0ULL << (shift + 4));
+    u64 lo8 = 0, hi8 = 0;  // byte d & 7 of lo8 (d < 8) or hi8 (d >= 8): the lane's count of d
+    for (u32 j = threadIdx.x & 31; j < n; j += 32) {
+        const u64 v = buf[j];
+        const u32 d = (u32)(v >> shift) & 15u;
+        const u64 inc = ((v & hi_mask) == prefix) ? (1ULL << ((d & 7) * 8)) : 0;
+        if (d & 8)
+            hi8 += inc;
+        else
+            lo8 += inc;
+    }
+    const u32 w[4] = {(u32)lo8, (u32)(lo8 >> 32), (u32)hi8, (u32)(hi8 >> 32)};
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        // bytes 0, 1 and 2, 3 of w[q] to the halves of a word: digits 4q .. 4q + 3
+        c[2 * q] = __reduce_add_sync(TR_FULL, __byte_perm(w[q], 0, 0x4140));
+        c[2 * q + 1] = __reduce_add_sync(TR_FULL, __byte_perm(w[q], 0, 0x4342));
+    }
+}
+
+// The digit holding the krem-th largest key (1 <= krem <= the counts' sum) of
+// the counts c (tr_count_nibbles' layout), its count and the rank left inside
+// it. Every lane computes the same.
+__device__ __forceinline__ void tr_pick_nibble(const u32 c[8], u32 krem, u32& digit, u32& dcnt,
+                                               u32& kr) {
+    u32 before = 0, dg = 0, dc = 0, r = 0;
+    bool found = false;
+#pragma unroll
+    for (int d = 15; d >= 0; d--) {
+        const u32 cd = (c[d >> 1] >> ((d & 1) * 16)) & 0xffffu;
+        const bool here = !found && before + cd >= krem;
+        if (here) {
+            dg = (u32)d;
+            dc = cd;
+            r = krem - before;
+        }
+        found |= here;
+        before += cd;
+    }
+    digit = dg;
+    dcnt = dc;
+    kr = r;
+}
+
+// The AND and the OR of a warp's buffer buf[0..n), in every lane: the bits
+// all its keys share are those set in `an` or clear in `o`.
+__device__ __forceinline__ void tr_warp_and_or(const u64* buf, u32 n, u64& an, u64& o) {
+    an = ~0ULL;
+    o = 0;
+    for (u32 j = threadIdx.x & 31; j < n; j += 32) {
+        const u64 v = buf[j];
+        an &= v;
+        o |= v;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        an &= tr_shfl_xor_u64(an, off);
+        o |= tr_shfl_xor_u64(o, off);
+    }
 }
 
 // Warp-collective step of a radix select level over the 256 counters `hist`
@@ -739,30 +824,19 @@ __device__ __forceinline__ void tr_count_digits(const u64* buf, u32 n, int shift
     }
 }
 
-// The AND and the OR of a warp's buffer buf[0..n), in every lane: the bits
-// all its keys share are those set in `an` or clear in `o`.
-__device__ __forceinline__ void tr_warp_and_or(const u64* buf, u32 n, u64& an, u64& o) {
-    an = ~0ULL;
-    o = 0;
-    for (u32 j = threadIdx.x & 31; j < n; j += 32) {
-        const u64 v = buf[j];
-        an &= v;
-        o |= v;
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        an &= tr_shfl_xor_u64(an, off);
-        o |= tr_shfl_xor_u64(o, off);
-    }
-}
-
 // Warp-collective: a threshold t for the n distinct keys buf[0..n) with
 // k <= #(keys >= t) <= k - 1 + slack (1 <= k <= n, slack >= 1; slack 1 gives
 // the k-th largest key's digits, exactly k keys at or above). Radix select,
-// 8 bits a level from the top, stopping at the first level whose chosen digit
-// holds at most `slack` keys; t is the prefix chosen so far (lower bits 0).
-// Digits that every key shares are skipped. `hist` is this warp's 256
-// counters (16-byte aligned).
+// TR_WARP_SELECT_BITS (8 or 4) bits a level from the top, stopping at the
+// first level whose chosen digit holds at most `slack` keys; t is the prefix
+// chosen so far (lower bits 0). Digits that every key shares are skipped.
+// `hist`: this warp's 256 counters (16-byte aligned; 8-bit digits only). Both
+// widths keep the same top k, so the choice is one of speed.
+// 4 was 2-7% faster than 8 at B = 8 to 1024 (top-k 50 + top-p 0.9, run 12).
+#ifndef TR_WARP_SELECT_BITS
+#define TR_WARP_SELECT_BITS 4
+#endif
+#if TR_WARP_SELECT_BITS == 8
 __device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
     const u32 lane = threadIdx.x & 31;
     u64 an, o;
@@ -789,6 +863,29 @@ __device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 
     }
     return prefix;
 }
+
+#else
+__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32*) {
+    u64 an, o;
+    tr_warp_and_or(buf, n, an, o);
+    const u64 diff = an ^ o;
+    u64 prefix = 0;
+    u32 krem = k;
+    for (int shift = 60; shift >= 0; shift -= 4) {
+        if (((diff >> shift) & 15) == 0) {
+            prefix |= an & (15ULL << shift);
+            continue;
+        }
+        u32 c[8], digit, dcnt;
+        tr_count_nibbles(buf, n, shift, prefix, c);
+        tr_pick_nibble(c, krem, digit, dcnt, krem);
+        prefix |= (u64)digit << shift;
+        if (dcnt <= slack) break;
+    }
+    return prefix;
+}
+
+#endif
 
 // Warp-collective: keeps the keys >= thr of buf[0..n) at the front, returns
 // their number (writes never pass the entries already read).
@@ -864,6 +961,15 @@ struct WarpTopk {
     }
 };
 
+// The fused path's dynamic shared memory: for each warp its buffer of
+// TR_FUSED_WCAP keys and 256 counters (the 8-bit warp select's histogram),
+// the block select's 256 counters (their own: a warp may shrink its buffer
+// while others still read the block's counts), then in a row's last block two
+// lists of TR_FUSED_K_MAX keys (launch.rs: fused_smem).
+__device__ __forceinline__ u32* tr_fused_counts(u64* smem) {
+    return (u32*)((u8*)smem + (u64)(blockDim.x >> 5) * (TR_FUSED_WCAP * 8 + 1024));
+}
+
 __device__ __forceinline__ WarpTopk tr_warp_topk(u64* smem, u32 k) {
     const u32 warp = threadIdx.x >> 5;
     WarpTopk w;
@@ -881,16 +987,10 @@ __device__ __forceinline__ WarpTopk tr_warp_topk(u64* smem, u32 k) {
     return w;
 }
 
-// Block-collective (every thread calls it, each warp with its own buffer
-// buf[0..n)): a threshold t over the distinct keys of all the warps' buffers
-// with k <= #(keys >= t) <= k - 1 + slack, or 0 (keep every key) when they hold
-// at most k - 1 + slack keys. tr_warp_threshold's radix select with one
-// block-wide histogram `hist` (256 counters, 16-byte aligned): every warp
-// counts its own buffer, warp 0 picks the digit.
-__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist,
-                                  TopkCtl& C) {
+// Block-collective start of tr_block_threshold: the AND and the OR of all
+// the warps' keys (in every thread) and their number.
+__device__ __forceinline__ u32 tr_block_and_or(const u64* buf, u32 n, TopkCtl& C, u64& an, u64& o) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    u64 an, o;
     tr_warp_and_or(buf, n, an, o);
     __syncthreads();  // the block's reads of an earlier call's counts are done
     if (lane == 0) {
@@ -907,7 +1007,31 @@ __device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32
         an &= C.sel_an[w2];
         o |= C.sel_or[w2];
     }
-    if (total <= k - 1 + slack) return 0;
+    return total;
+}
+
+// Block-collective (every thread calls it, each warp with its own buffer
+// buf[0..n)): a threshold t over the distinct keys of all the warps' buffers
+// with k <= #(keys >= t) <= k - 1 + slack, or 0 (keep every key) when they hold
+// at most k - 1 + slack keys: tr_warp_threshold's radix select over the whole
+// block, TR_BLOCK_SELECT_BITS (8 or 4) bits a level. `cnt`: the block's 256
+// counters (16-byte aligned). 8 bits: one shared histogram that every warp
+// adds its buffer's digits to and warp 0 reads, three barriers a level. 4
+// bits: every warp writes its register counts to one of two sets of 16 warps
+// x 8 words in `cnt`, used in turn, and after one barrier sums all the warps'
+// counts and picks the digit itself, so every warp takes the same path (a set
+// is written again two levels later, when every warp has passed the barrier
+// after its reads).
+// 8: 4 took top-k 50 + top-p 0.9 at B = 1024 from 236 to 271 us (run 12).
+#ifndef TR_BLOCK_SELECT_BITS
+#define TR_BLOCK_SELECT_BITS 8
+#endif
+#if TR_BLOCK_SELECT_BITS == 8
+__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist,
+                                  TopkCtl& C) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    u64 an, o;
+    if (tr_block_and_or(buf, n, C, an, o) <= k - 1 + slack) return 0;
     const u64 diff = an ^ o;
     u64 prefix = 0;
     u32 krem = k;
@@ -937,6 +1061,45 @@ __device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32
     }
     return prefix;
 }
+#else
+__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* cnt,
+                                  TopkCtl& C) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    u64 an, o;
+    if (tr_block_and_or(buf, n, C, an, o) <= k - 1 + slack) return 0;
+    const u64 diff = an ^ o;
+    u64 prefix = 0;
+    u32 krem = k, set = 0;
+    for (int shift = 60; shift >= 0; shift -= 4) {
+        if (((diff >> shift) & 15) == 0) {
+            prefix |= an & (15ULL << shift);
+            continue;
+        }
+        u32 c[8];
+        tr_count_nibbles(buf, n, shift, prefix, c);
+        uint4* const counts = (uint4*)(cnt + set * (16 * 8));
+        if (lane == 0) {
+            counts[2 * warp] = make_uint4(c[0], c[1], c[2], c[3]);
+            counts[2 * warp + 1] = make_uint4(c[4], c[5], c[6], c[7]);
+        }
+        __syncthreads();
+        uint4 x = make_uint4(0, 0, 0, 0), y = make_uint4(0, 0, 0, 0);
+        if (lane < (blockDim.x >> 5)) {
+            x = counts[2 * lane];
+            y = counts[2 * lane + 1];
+        }
+        const u32 mine[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
+#pragma unroll
+        for (int q = 0; q < 8; q++) c[q] = __reduce_add_sync(TR_FULL, mine[q]);
+        u32 digit, dcnt;
+        tr_pick_nibble(c, krem, digit, dcnt, krem);
+        prefix |= (u64)digit << shift;
+        set ^= 1;
+        if (dcnt <= slack) break;
+    }
+    return prefix;
+}
+#endif
 
 // Block-collective: writes the keys >= t of every warp's buffer buf[0..n) to
 // out (warp 0's first, each warp's in buffer order), sets lo to the smallest
@@ -1008,7 +1171,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         const UT us = u + s * step;
         raw[s] = tr_fetch8<DT>(row, (i64)us * 8, vocab, al, us < unit_hi);
     }
-    u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
+    u32* const counts = tr_fused_counts(smem);
     const UT full = (unit_hi - unit_lo) / step;  // steps every warp makes
     UT it = 0, next_sync = 2;
     for (UT u0 = unit_lo + (UT)warp * 32; u0 < unit_hi; u0 += step) {
@@ -1062,7 +1225,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         // threshold leave every buffer.
         if (++it == next_sync && it < full) {
             next_sync *= 2;
-            const u64 bt = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), hist0, C);
+            const u64 bt = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), counts, C);
             if (bt != 0) {
                 w.n = tr_warp_keep(w.buf, w.n, bt);
                 w.thr = bt > w.thr ? bt : w.thr;
@@ -1082,9 +1245,22 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     }
     // The chunk's list: the keys at or above a block-wide threshold of the
     // warps' buffers (at least the chunk's top k, at most k - 1 + slack keys).
-    const u64 t = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), hist0, C);
+    tr_phase(1);
+    const u64 t = tr_block_threshold(w.buf, w.n, k, tr_fused_slack(k), counts, C);
+    tr_phase(2);
     u64 lo_key;
-    list_n = tr_block_keep(w.buf, w.n, t, list, C, lo_key);
+    u64* const staged = (u64*)(tr_fused_counts(smem) + 256);  // the last block's lists, free here
+    list_n = tr_block_keep(w.buf, w.n, t, staged, C, lo_key);
+    // Written in rank order (largest first): the row's last block reads the
+    // j-th key of every list (tr_fused_finish).
+    for (u32 j = threadIdx.x; j < list_n; j += blockDim.x) {
+        const u64 v = staged[j];
+        u32 r = 0;
+#pragma unroll 8
+        for (u32 l = 0; l < list_n; l++) r += staged[l] > v ? 1u : 0u;
+        list[r] = v;
+    }
+    tr_phase(3);
     __threadfence();  // the list is read by the row's last block
     // A chunk list of at least k keys reports its smallest: the row has k keys
     // at or above it, so the row's last block drops every key below.
@@ -1093,6 +1269,63 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     acc.any = any;
     acc.max_a = (double)m;
     acc.max_i = mi;
+}
+
+// Block-collective: the best (score, index) of the block's (s, i), in every
+// thread (ties to the smaller index; s_s and s_i: one slot a warp).
+__device__ __forceinline__ void tr_block_best(double& s, u32& i, double* s_s, u32* s_i) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    tr_warp_best(s, i);
+    if (lane == 0) {
+        s_s[warp] = s;
+        s_i[warp] = i;
+    }
+    __syncthreads();
+    s = tr_ninf();
+    i = TR_NO_TOKEN;
+    if (lane < nwarps) {
+        s = s_s[lane];
+        i = s_i[lane];
+    }
+    tr_warp_best(s, i);
+}
+
+// Block-collective race of the exact profile among sorted[0..n) (n <=
+// blockDim.x; rank keys), returning the winner in every thread. Thread j
+// bounds the score of survivor j from its lead: hi = a - t lb(lead) and
+// lo = a - t ub(lead) (fma is monotone in its product, so the computed score
+// lies in [lo, hi]). A survivor whose hi is below the largest lo cannot win;
+// when only one survivor reaches it, that one (the largest lo's) wins, else
+// those that reach it are scored exactly.
+__device__ __noinline__ u32 tr_fused_race_exact(const u64* sorted, u32 n, double t, u64 seed,
+                                                u64 pos, double* s_s, u32* s_i) {
+    const u32 j = threadIdx.x;
+    const bool have = j < n;
+    const double neg_t = -t;
+    double a = 0.0, lo = tr_ninf(), hi = tr_ninf();
+    u32 i = TR_NO_TOKEN, lead = 0;
+    if (have) {
+        const u64 v = sorted[j];
+        a = (double)tr_funkey((u32)(v >> 32));
+        i = ~(u32)v;
+        lead = tr_lead_prefix(tr_block(seed, i >> 3, pos, TR_TAG_EXACT_LEAD), i);
+        hi = __fma_rn(neg_t, tr_lead_lower_bound(lead), a);
+        lo = __fma_rn(neg_t, tr_lead_upper_bound(lead), a);
+    }
+    double best_lo = lo;
+    u32 best_i = i;
+    tr_block_best(best_lo, best_i, s_s, s_i);
+    const bool reach = have && hi >= best_lo;
+    // (also: every thread has read the slots before they are written again)
+    if (__syncthreads_count(reach) == 1) return best_i;
+    double s = tr_ninf();
+    u32 si = TR_NO_TOKEN;
+    if (reach) {
+        s = tr_exact_score(neg_t, seed, pos, i, lead, a);
+        si = i;
+    }
+    tr_block_best(s, si, s_s, s_i);
+    return si;
 }
 
 // The last block of a fused row with status 0: merges the chunks' lists,
@@ -1106,23 +1339,59 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     const double a_max = C.a_max;
     const u64* lists = A.cand + (u64)row * A.nchunks * TR_FUSED_K_MAX;
     const Partial* pp = A.partials + (u64)row * A.nchunks;
-    u64* const sorted = (u64*)((u8*)smem + (u64)nwarps * (TR_FUSED_WCAP * 8 + 1024));
+    u64* const sorted = (u64*)(tr_fused_counts(smem) + 256);
     u64* const kept = sorted + TR_FUSED_K_MAX;  // the block select's keys, unsorted
-    // The row's threshold: the largest of the chunks' k-th keys (0: none);
-    // keys at it stay in.
-    u64 rt = 0;
-    for (u32 c = lane; c < A.nchunks; c += 32) {
-        const u64 lk = __ldcg(&pp[c].lo_key);
-        rt = lk > rt ? lk : rt;
-    }
+    // The row's threshold rt <= its k-th key (0: none); keys at it stay in.
+    // Two bounds, by warp 0: the largest of the chunks' k-th keys (lo_key),
+    // and from the lists' jq-th keys (lists are in rank order), jq =
+    // ceil(k / chunks): when rq = ceil(k / jq) chunks have their jq-th key at
+    // or above x, the row has rq * jq >= k keys at or above x, so the rq-th
+    // largest of those keys is a bound. On normal(0, 2) logits at B = 1 it
+    // leaves ~90 of 64 x 50 list keys at or above rt, where the first alone
+    // left ~2,200 (docs/cuda-notes.md, run 12). The jq-th keys go to warp 0's
+    // buffer, so the second bound needs chunks <= TR_FUSED_WCAP.
+    __syncthreads();
+    if (warp == 0) {
+        const u32 jq = (k + A.nchunks - 1) / A.nchunks, rq = (k + jq - 1) / jq;
+        const bool by_q = A.nchunks <= TR_FUSED_WCAP;
+        WarpTopk w0 = tr_warp_topk(smem, k);
+        u64 rt = 0;
+        u32 nq = 0;
+        for (u32 c0 = 0; c0 < A.nchunks; c0 += 32) {
+            const u32 c = c0 + lane;
+            u64 q = 0;
+            if (c < A.nchunks) {
+                const u64 lk = __ldcg(&pp[c].lo_key);
+                const u32 cn = __ldcg(&pp[c].pad);
+                // (the slot holds an older list's key when cn < jq: not used)
+                const u64 qj = __ldcg(&lists[(u64)c * TR_FUSED_K_MAX + jq - 1]);
+                rt = lk > rt ? lk : rt;
+                q = (by_q && cn >= jq) ? qj : 0;
+            }
+            const u32 bal = __ballot_sync(TR_FULL, q != 0);
+            if (q != 0) w0.buf[nq + __popc(bal & ((1u << lane) - 1))] = q;
+            nq += __popc(bal);
+        }
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        const u64 y = tr_shfl_xor_u64(rt, off);
-        rt = y > rt ? y : rt;
+        for (int off = 16; off > 0; off >>= 1) {
+            const u64 y = tr_shfl_xor_u64(rt, off);
+            rt = y > rt ? y : rt;
+        }
+        __syncwarp();
+        if (nq >= rq) {
+            // At or above tq: between rq and rq + 7 of the keys, so at least
+            // rq chunks (slack 8: fewer select levels than the exact rq-th).
+            const u64 tq = tr_warp_threshold(w0.buf, nq, rq, 8, w0.hist);
+            rt = tq > rt ? tq : rt;
+        }
+        if (lane == 0) {
+            C.rt = rt;
+            C.thr = 0;
+        }
     }
     __syncthreads();
-    if (threadIdx.x == 0) C.thr = 0;
-    __syncthreads();
+    const u64 rt = C.rt;
+    tr_phase(7);
     // Warp w gathers the keys >= rt of chunks w, w + nwarps, ... into its
     // buffer: up to 32 chunks a sweep, their lists read as one run of slots
     // (list r's j-th key at slot r * L + j) so that a lane has eight loads in
@@ -1161,21 +1430,29 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
         }
     }
     __syncwarp();
+    tr_phase(8);
     // The row's top k (and at most slack - 1 more) by one block-wide select.
-    u32* const hist0 = (u32*)((u8*)smem + TR_FUSED_WCAP * 8);  // warp 0's counters
-    const u64 thr = tr_block_threshold(w.buf, w.n, k, slack, hist0, C);
+    const u64 thr = tr_block_threshold(w.buf, w.n, k, slack, tr_fused_counts(smem), C);
+    tr_phase(9);
     u64 lo_unused;
     const u32 m = tr_block_keep(w.buf, w.n, thr, kept, C, lo_unused);
+    tr_phase(10);
     // Sorted by rank (position = number of larger keys), the first k are the
-    // top k.
+    // top k; with top-p, each also gets its mass (in warp 0's buffer, free
+    // since the keep).
+    u64* const mass = smem;
     for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
         const u64 v = kept[j];
         u32 r = 0;
 #pragma unroll 8
         for (u32 l = 0; l < m; l++) r += kept[l] > v ? 1u : 0u;
-        if (r < k) sorted[r] = v;
+        if (r < k) {
+            sorted[r] = v;
+            if (top_p < 1.0) mass[r] = tr_top_p_mass((double)tr_funkey((u32)(v >> 32)), a_max, t);
+        }
     }
     __syncthreads();
+    tr_phase(11);
     if (warp == 0) {
         const u32 n = m < k ? m : k;
         // min-p keeps a prefix (it always keeps the top element); top-k keeps all n.
@@ -1195,35 +1472,46 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
             n2 = pass;
         }
         // top-p: the first survivor at which the running mass reaches ceil(p * Q).
+        // Lane l takes survivors [l * L, l * L + L); one scan gives each lane
+        // the mass before its run and Q (sums of at most 256 masses < 2^63).
         u32 n3 = n2;
         if (top_p < 1.0) {
-            u64* mass = w.buf;  // free now
-            for (u32 j = lane; j < n2; j += 32)
-                mass[j] = tr_top_p_mass((double)tr_funkey((u32)(sorted[j] >> 32)), a_max, t);
-            __syncwarp();
-            u128 q = 0;
-            for (u32 l = 0; l < n2; l++) q += mass[l];
-            const u128 target = tr_top_p_target(top_p, q);
-            u32 below = 0;
-            for (u32 j0 = 0; j0 < n2; j0 += 32) {
-                const u32 j = j0 + lane;
-                bool b = false;
-                if (j < n2) {
-                    u128 run = 0;
-                    for (u32 l = 0; l <= j; l++) run += mass[l];
-                    b = run < target;
-                }
-                below += __popc(__ballot_sync(TR_FULL, b));
+            const u32 L = (n2 + 31) / 32, j0 = lane * L;
+            const u32 j1 = j0 + L < n2 ? j0 + L : n2;
+            u128 part = 0;
+            for (u32 j = j0; j < j1; j++) part += mass[j];
+            u128 incl = part;
+#pragma unroll
+            for (int off = 1; off < 32; off <<= 1) {
+                const u128 y = tr_shfl_up_u128(incl, off);
+                if (lane >= (u32)off) incl += y;
             }
-            n3 = below + 1;
+            const u128 target = tr_top_p_target(top_p, tr_shfl_u128(incl, 31));
+            u128 run = incl - part;
+            u32 below = 0;
+            for (u32 j = j0; j < j1; j++) {
+                run += mass[j];
+                below += run < target ? 1u : 0u;
+            }
+            n3 = __reduce_add_sync(TR_FULL, below) + 1;
         }
         if (lane == 0) C.n3 = n3;
     }
     __syncthreads();
+    tr_phase(12);
     // The race among the n3 survivors: full noise, ties to the smaller index.
     const u32 n3 = C.n3;
     const u32 profile = A.profile[row];
     const u64 seed = A.seed[row], pos = A.position[row];
+    if (profile == TR_PROFILE_EXACT && n3 <= blockDim.x) {
+        // One survivor a thread, first by the bounds of its lead (one Philox
+        // block): when a single survivor's best score reaches the largest
+        // worst score, it is the winner and no ln E is evaluated.
+        const u32 tok = tr_fused_race_exact(sorted, n3, t, seed, pos, s_best_s, s_best_i);
+        if (threadIdx.x == 0) A.out_token[row] = tok;
+        tr_phase(13);
+        return;
+    }
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
     for (u32 j = threadIdx.x; j < n3; j += blockDim.x) {
@@ -1252,6 +1540,7 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
         tr_warp_best(bs, bi);
         if (lane == 0) A.out_token[row] = bi;
     }
+    tr_phase(13);
 }
 
 // The row's outputs from its combined partials (one thread). Fused rows with
@@ -1336,6 +1625,8 @@ __device__ void tr_pass(const SampleArgs& A) {
     const double neg_t = -t;
 
     if (threadIdx.x == 0) s_thr = tr_dkey(tr_ninf());
+    tr_phase_clear();
+    tr_phase(0);
     __syncthreads();
 
     // The fused top-k buffers alias the race queues (a block uses one or the other).
@@ -1381,6 +1672,7 @@ __device__ void tr_pass(const SampleArgs& A) {
                                       cut_a, cut_i, acc);
     }
 
+    tr_phase(4);
     // Block reduction.
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
@@ -1434,7 +1726,11 @@ __device__ void tr_pass(const SampleArgs& A) {
         }
     }
     __syncthreads();
-    if (!s_last) return;
+    tr_phase(5);
+    if (!s_last) {
+        tr_phase_print();
+        return;
+    }
     // The last block of the row combines the partials (order-free).
     __threadfence();
     if (warp == 0) {
@@ -1464,9 +1760,14 @@ __device__ void tr_pass(const SampleArgs& A) {
         tr_warp_best(bs, bi);
         if (lane == 0) tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
     }
-    if (!fused) return;
+    tr_phase(6);
+    if (!fused) {
+        tr_phase_print();
+        return;
+    }
     __syncthreads();
     if (s_ctl.go) tr_fused_finish(A, row, f_smem, s_ctl, s_best_s, s_best_i);
+    tr_phase_print();
 }
 
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true>(A); }

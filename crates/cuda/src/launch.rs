@@ -150,9 +150,11 @@ impl Geometry {
             auto_chunks(rows64, units.div_ceil(256), sms * 4),
         )?;
         // Fused top-k buffers: per warp FUSED_WCAP keys and a 256-bin
-        // histogram, then two lists of the row's last block (the block
-        // select's keys and their sorted top k).
+        // histogram, the block select's 256 counters, then two lists of the
+        // row's last block (the block select's keys and their sorted top k);
+        // kernels/sample.cu, tr_fused_counts.
         let fused_smem = (block_threads / 32) * (FUSED_WCAP * 8 + 256 * 4)
+            + 256 * 4
             + 2 * crate::params::FUSED_TOP_K_MAX * 8;
         // One list of 256 keys per row and chunk.
         let lists = nchunks * u64::from(crate::params::FUSED_TOP_K_MAX) * rows as u64 * 8;

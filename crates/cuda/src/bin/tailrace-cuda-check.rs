@@ -1580,7 +1580,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         };
         for (m, vraw) in &modes {
             let name = format!("exact T=1 {m} [{v}]");
-            let mut vcfgs: Vec<Cfg> = [1usize, 64, 256, 1024]
+            let mut vcfgs: Vec<Cfg> = [1usize, 8, 64, 256, 1024]
                 .iter()
                 .map(|&rows| bf16(&name, rows, *vraw, d))
                 .collect();
