@@ -836,56 +836,53 @@ __device__ __forceinline__ void tr_count_digits(const u64* buf, u32 n, int shift
 #ifndef TR_WARP_SELECT_BITS
 #define TR_WARP_SELECT_BITS 4
 #endif
-#if TR_WARP_SELECT_BITS == 8
-__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
-    const u32 lane = threadIdx.x & 31;
-    u64 an, o;
-    tr_warp_and_or(buf, n, an, o);
-    const u64 diff = an ^ o;
-    u64 prefix = 0;
-    u32 krem = k;
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        if (((diff >> shift) & 255) == 0) {
-            prefix |= an & (255ULL << shift);
-            continue;
-        }
+// One level of it: the digit at `shift` holding the krem-th largest key of
+// those with bits above equal to `prefix`, its count, and krem updated to the
+// rank left inside it.
+template <int BITS> struct WarpSelectLevel;
+template <> struct WarpSelectLevel<8> {
+    static __device__ __forceinline__ void run(const u64* buf, u32 n, int shift, u64 prefix,
+                                               u32* hist, u32& krem, u32& digit, u32& dcnt) {
+        const u32 lane = threadIdx.x & 31;
         const uint4 zero = make_uint4(0, 0, 0, 0);
         ((uint4*)hist)[lane] = zero;
         ((uint4*)hist)[lane + 32] = zero;
         __syncwarp();
         tr_count_digits(buf, n, shift, prefix, hist);
         __syncwarp();
-        u32 digit, dcnt;
         tr_pick_digit(hist, krem, digit, dcnt, krem);
-        prefix |= (u64)digit << shift;
         __syncwarp();  // every lane read the bins before the next level clears them
-        if (dcnt <= slack) break;
     }
-    return prefix;
-}
+};
+template <> struct WarpSelectLevel<4> {
+    static __device__ __forceinline__ void run(const u64* buf, u32 n, int shift, u64 prefix,
+                                               u32*, u32& krem, u32& digit, u32& dcnt) {
+        u32 c[8];
+        tr_count_nibbles(buf, n, shift, prefix, c);
+        tr_pick_nibble(c, krem, digit, dcnt, krem);
+    }
+};
 
-#else
-__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32*) {
+__device__ __noinline__ u64 tr_warp_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist) {
+    constexpr int BITS = TR_WARP_SELECT_BITS;
+    constexpr u64 MASK = (1ULL << BITS) - 1;
     u64 an, o;
     tr_warp_and_or(buf, n, an, o);
     const u64 diff = an ^ o;
     u64 prefix = 0;
     u32 krem = k;
-    for (int shift = 60; shift >= 0; shift -= 4) {
-        if (((diff >> shift) & 15) == 0) {
-            prefix |= an & (15ULL << shift);
+    for (int shift = 64 - BITS; shift >= 0; shift -= BITS) {
+        if (((diff >> shift) & MASK) == 0) {
+            prefix |= an & (MASK << shift);
             continue;
         }
-        u32 c[8], digit, dcnt;
-        tr_count_nibbles(buf, n, shift, prefix, c);
-        tr_pick_nibble(c, krem, digit, dcnt, krem);
+        u32 digit, dcnt;
+        WarpSelectLevel<BITS>::run(buf, n, shift, prefix, hist, krem, digit, dcnt);
         prefix |= (u64)digit << shift;
         if (dcnt <= slack) break;
     }
     return prefix;
 }
-
-#endif
 
 // Warp-collective: keeps the keys >= thr of buf[0..n) at the front, returns
 // their number (writes never pass the entries already read).
