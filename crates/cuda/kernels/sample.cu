@@ -1023,55 +1023,40 @@ __device__ __forceinline__ u32 tr_block_and_or(const u64* buf, u32 n, TopkCtl& C
 #ifndef TR_BLOCK_SELECT_BITS
 #define TR_BLOCK_SELECT_BITS 8
 #endif
-#if TR_BLOCK_SELECT_BITS == 8
-__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* hist,
-                                  TopkCtl& C) {
-    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    u64 an, o;
-    if (tr_block_and_or(buf, n, C, an, o) <= k - 1 + slack) return 0;
-    const u64 diff = an ^ o;
-    u64 prefix = 0;
-    u32 krem = k;
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        if (((diff >> shift) & 255) == 0) {
-            prefix |= an & (255ULL << shift);
-            continue;
-        }
+// One level of it (block-collective, the same in every thread): the digit at
+// `shift` holding the krem-th largest key of those with bits above equal to
+// `prefix`, its count, and krem updated to the rank left inside it. `set`:
+// the 4-bit level's count set, flipped each level.
+template <int BITS> struct BlockSelectLevel;
+template <> struct BlockSelectLevel<8> {
+    static __device__ __forceinline__ void run(const u64* buf, u32 n, int shift, u64 prefix,
+                                               u32* hist, TopkCtl& C, u32&, u32& krem,
+                                               u32& digit, u32& dcnt) {
+        const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         for (u32 b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
         __syncthreads();
         tr_count_digits(buf, n, shift, prefix, hist);
         __syncthreads();
         if (warp == 0) {
-            u32 digit, dcnt, kr;
-            tr_pick_digit(hist, krem, digit, dcnt, kr);
+            u32 dg, dc, kr;
+            tr_pick_digit(hist, krem, dg, dc, kr);
             if (lane == 0) {
-                C.sel_digit = digit;
-                C.sel_dcnt = dcnt;
+                C.sel_digit = dg;
+                C.sel_dcnt = dc;
                 C.sel_krem = kr;
             }
         }
         __syncthreads();  // also: warp 0 read the bins before the next level clears them
-        const u32 dcnt = C.sel_dcnt;
-        prefix |= (u64)C.sel_digit << shift;
+        dcnt = C.sel_dcnt;
+        digit = C.sel_digit;
         krem = C.sel_krem;
-        if (dcnt <= slack) break;
     }
-    return prefix;
-}
-#else
-__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* cnt,
-                                  TopkCtl& C) {
-    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    u64 an, o;
-    if (tr_block_and_or(buf, n, C, an, o) <= k - 1 + slack) return 0;
-    const u64 diff = an ^ o;
-    u64 prefix = 0;
-    u32 krem = k, set = 0;
-    for (int shift = 60; shift >= 0; shift -= 4) {
-        if (((diff >> shift) & 15) == 0) {
-            prefix |= an & (15ULL << shift);
-            continue;
-        }
+};
+template <> struct BlockSelectLevel<4> {
+    static __device__ __forceinline__ void run(const u64* buf, u32 n, int shift, u64 prefix,
+                                               u32* cnt, TopkCtl&, u32& set, u32& krem,
+                                               u32& digit, u32& dcnt) {
+        const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         u32 c[8];
         tr_count_nibbles(buf, n, shift, prefix, c);
         uint4* const counts = (uint4*)(cnt + set * (16 * 8));
@@ -1088,15 +1073,32 @@ __device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32
         const u32 mine[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
 #pragma unroll
         for (int q = 0; q < 8; q++) c[q] = __reduce_add_sync(TR_FULL, mine[q]);
-        u32 digit, dcnt;
         tr_pick_nibble(c, krem, digit, dcnt, krem);
-        prefix |= (u64)digit << shift;
         set ^= 1;
+    }
+};
+
+__device__ __noinline__ u64 tr_block_threshold(const u64* buf, u32 n, u32 k, u32 slack, u32* cnt,
+                                  TopkCtl& C) {
+    constexpr int BITS = TR_BLOCK_SELECT_BITS;
+    constexpr u64 MASK = (1ULL << BITS) - 1;
+    u64 an, o;
+    if (tr_block_and_or(buf, n, C, an, o) <= k - 1 + slack) return 0;
+    const u64 diff = an ^ o;
+    u64 prefix = 0;
+    u32 krem = k, set = 0;
+    for (int shift = 64 - BITS; shift >= 0; shift -= BITS) {
+        if (((diff >> shift) & MASK) == 0) {
+            prefix |= an & (MASK << shift);
+            continue;
+        }
+        u32 digit, dcnt;
+        BlockSelectLevel<BITS>::run(buf, n, shift, prefix, cnt, C, set, krem, digit, dcnt);
+        prefix |= (u64)digit << shift;
         if (dcnt <= slack) break;
     }
     return prefix;
 }
-#endif
 
 // Block-collective: writes the keys >= t of every warp's buffer buf[0..n) to
 // out (warp 0's first, each warp's in buffer order), sets lo to the smallest
