@@ -661,6 +661,9 @@ struct TopkCtl {
     u32 sel_dcnt;             // the rank left inside it
     u32 sel_krem;
     u32 n3;                   // last block: survivors raced
+    u32 gn;                   // last block: keys gathered (tr_fused_gather_fast)
+    u32 nmore;                // last block: lists read past their first slots
+    u32 pilot;                // chunk scan: the pilot's order key (tr_scan_topk)
     u32 go;                   // last block: 1 when the row's finish runs (status 0)
     double a_max;
 };
@@ -1146,13 +1149,16 @@ __device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out
 // chunk's top-k rank keys, written to `list` (their count to list_n).
 template <int DT>
 __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab, i64 lo, i64 hi,
-                             u32 k, u64* smem, TopkCtl& C, u64* list, u32& list_n, u64& list_lo,
-                             Acc& acc) {
+                             u32 k, u32 nchunks, u64* smem, TopkCtl& C, u64* list, u32& list_n,
+                             u64& list_lo, Acc& acc) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     // 32-bit unit indices (vocab <= 2^31) unless TR_FUSED_I64 (a timing knob).
     typedef typename UnitIdx<TR_FUSED_I64 != 0>::T UT;
     const UT unit_lo = (UT)(lo >> 3), unit_hi = (UT)((hi + 7) >> 3);
-    if (threadIdx.x == 0) C.thr = 0;
+    if (threadIdx.x == 0) {
+        C.thr = 0;
+        C.pilot = 0;
+    }
     __syncthreads();
     WarpTopk w = tr_warp_topk(smem, k);
     float m = tr_fninf();
@@ -1171,6 +1177,46 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         raw[s] = tr_fetch8<DT>(row, (i64)us * 8, vocab, al, us < unit_hi);
     }
     u32* const counts = tr_fused_counts(smem);
+    // The pilot (TR_FUSED_PILOT, for k <= half the block): the largest x of
+    // every lane's first unit, and y, the largest of them that at least k
+    // of them reach. The chunk has k elements with x >= y, so no key of an
+    // element with x < y is in its top k, and every warp starts from the
+    // threshold (order key of y, 0): keys of x = y lie above it, as indices
+    // are below 2^32 - 1. Without it the first step offers every element
+    // (all of the chunk at B = 1: 256 keys a warp, and the chunk select then
+    // ran over 2,048 keys; with it about 55 are offered on normal logits,
+    // docs/cuda-notes.md, run 13). Elements with x < -FLT_MAX (-inf, the
+    // padding) are never offered, and take no part.
+#ifndef TR_FUSED_PILOT
+#define TR_FUSED_PILOT 1
+#endif
+    if (TR_FUSED_PILOT && 2 * k <= blockDim.x) {
+        u32* const pk = (u32*)(counts + 256);  // the last block's lists, free here
+        u32 best = 0;  // an order key; 0 is none (no x >= -FLT_MAX has key 0)
+        if (u < unit_hi) {
+            float x[8];
+            tr_convert8<DT>(raw[0], x);
+#pragma unroll
+            for (int q = 0; q < 8; q++) {
+                const u32 kq = tr_fkey(__fadd_rn(x[q], 0.0f));
+                best = (x[q] >= -tr_flt_max() && kq > best) ? kq : best;
+            }
+        }
+        pk[threadIdx.x] = best;
+        __syncthreads();
+        if (best != 0) {
+            u32 ge = 0;
+#pragma unroll 4
+            for (u32 l = 0; l < blockDim.x; l += 4) {
+                const uint4 q = *(const uint4*)&pk[l];
+                ge += (q.x >= best ? 1u : 0u) + (q.y >= best ? 1u : 0u) +
+                      (q.z >= best ? 1u : 0u) + (q.w >= best ? 1u : 0u);
+            }
+            if (ge >= k) atomicMax(&C.pilot, best);
+        }
+        __syncthreads();
+        w.thr = (u64)C.pilot << 32;
+    }
     const UT full = (unit_hi - unit_lo) / step;  // steps every warp makes
     UT it = 0, next_sync = 2;
     for (UT u0 = unit_lo + (UT)warp * 32; u0 < unit_hi; u0 += step) {
@@ -1242,6 +1288,15 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         for (int q = 7; q >= 0; q--)
             if (x[q] == m) mi = (u32)(mu * 8) + q;
     }
+    // A warp whose buffer holds more than its limit shrinks it first
+    // (TR_FUSED_FINAL_SHRINK, a timing knob): warps select in parallel, with
+    // no barrier, and the block's select reads fewer keys (top-k 50 + top-p
+    // 0.9, B = 1024: 207.8 -> 202.6 us, B = 64: 48.4 -> 47.6, the others
+    // unchanged; docs/cuda-notes.md, run 13).
+#ifndef TR_FUSED_FINAL_SHRINK
+#define TR_FUSED_FINAL_SHRINK 1
+#endif
+    if (TR_FUSED_FINAL_SHRINK && w.n > w.lim) w.shrink(C);
     // The chunk's list: the keys at or above a block-wide threshold of the
     // warps' buffers (at least the chunk's top k, at most k - 1 + slack keys).
     tr_phase(1);
@@ -1260,7 +1315,11 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         list[r] = v;
     }
     tr_phase(3);
-    __threadfence();  // the list is read by the row's last block
+    // The list is read by the row's last block. With more than one chunk,
+    // thread 0 of the block releases it (tr_pass: the partial's
+    // __threadfence and atomicAdd after a block barrier, the pattern of a grid
+    // barrier), so the writers need no fence of their own.
+    if (nchunks == 1) __threadfence();
     // A chunk list of at least k keys reports its smallest: the row has k keys
     // at or above it, so the row's last block drops every key below.
     list_lo = list_n >= k ? lo_key : 0;
@@ -1327,6 +1386,189 @@ __device__ __noinline__ u32 tr_fused_race_exact(const u64* sorted, u32 n, double
     return si;
 }
 
+// The fast gather of a fused row's last block: the keys of the row that its
+// top k lies among, by two reads of the lists and no select. Lists are in
+// rank order, so the first J keys of every list are distinct row keys, and
+// their k-th largest rt is at most the row's k-th key (J >= ceil(k /
+// chunks) makes them at least k). The first S >= J slots of every list are
+// read at once (one L2 round for all chunks, while warp 0 combines the
+// partials: tr_fused_gather_load); those at or above rt are kept, and a list
+// whose S-th key is at or above rt is read on by one warp until its keys fall
+// below rt. Every key of the row's top k is in the lists and at or above rt,
+// so the keys kept hold it, and a key's rank among them is its rank in the
+// row for the top k. On normal(0, 2) logits at B = 1 (64 chunks, k = 50: J =
+// 2, S = 8) about 60 keys are kept (docs/cuda-notes.md, run 13). It does not
+// apply when 2k > TR_FUSED_K_MAX, with more than TR_FUSED_GATHER_CHUNKS
+// chunks, or when the first slots do not fit the warps' buffers, and gives
+// up when more than TR_FUSED_K_MAX keys are at or above rt; the caller then
+// takes the select path.
+#ifndef TR_FUSED_FAST_GATHER
+#define TR_FUSED_FAST_GATHER 1
+#endif
+#define TR_FUSED_GATHER_CHUNKS 512
+// Whether the first slots are read before the combine, by warps 1 and up
+// (1), or by the whole block in the finish (0; a timing knob).
+#ifndef TR_FUSED_PRELOAD
+#define TR_FUSED_PRELOAD 1
+#endif
+
+struct GatherShape {
+    bool on;
+    u32 J;  // slots of every list the threshold is taken from
+    u32 S;  // slots of every list read at first (S >= J)
+    u32 L;  // no list is longer
+};
+
+__device__ __forceinline__ GatherShape tr_gather_shape(u32 nch, u32 k) {
+    GatherShape g;
+    const u32 nwarps = blockDim.x >> 5;
+    g.L = k - 1 + tr_fused_slack(k);
+    const u32 jq = (k + nch - 1) / nch;
+    g.J = 2 * jq < g.L ? 2 * jq : g.L;
+    g.S = g.J + 6 < g.L ? g.J + 6 : g.L;
+    // The slots go after the top-p masses' (smem[0..256)), in the warps'
+    // buffers, which the fast path does not use.
+    const u32 ucap = nwarps * (TR_FUSED_WCAP * 8 + 1024) / 8 - TR_FUSED_K_MAX;
+    g.on = TR_FUSED_FAST_GATHER && 2 * k <= TR_FUSED_K_MAX && nch <= TR_FUSED_GATHER_CHUNKS &&
+           nch * (g.S + g.J) <= ucap;
+    return g;
+}
+
+// The first slots of every list of the row: slot f = r * S + j holds list
+// r's j-th key (0 past its end; real keys are > 0) at smem[256 + f], and the
+// first J of every list again after them, in one run (the head) for the rank
+// count; and zeroes C.rt, C.gn and C.nmore. Threads from `first` on take
+// part (TR_FUSED_PRELOAD: every warp but warp 0, which combines the partials
+// meanwhile); four slots a thread are loaded before any is stored (one L2
+// round).
+__device__ __noinline__ void tr_fused_gather_load(const u64* lists, const Partial* pp, u32 nch,
+                                                  u32 k, u64* smem, TopkCtl& C, u32 first) {
+    const GatherShape g = tr_gather_shape(nch, k);
+    if (!g.on) return;
+    if (threadIdx.x == first) {
+        C.rt = 0;
+        C.gn = 0;
+        C.nmore = 0;
+    }
+    const u32 S = g.S, J = g.J, nslots = nch * S;
+    const u32 t = threadIdx.x - first, nt = blockDim.x - first;
+    u64* const uni = smem + TR_FUSED_K_MAX;
+    u64* const head = uni + nslots;
+    for (u32 f0 = 0; f0 < nslots; f0 += 4 * nt) {
+        u64 v[4];
+        u32 cn[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const u32 f = f0 + q * nt + t;
+            const u32 r = f / S, j = f - r * S;
+            v[q] = 0;
+            cn[q] = 0;
+            if (f < nslots) {
+                cn[q] = __ldcg(&pp[r].pad);
+                v[q] = __ldcg(&lists[(u64)r * TR_FUSED_K_MAX + j]);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const u32 f = f0 + q * nt + t;
+            const u32 r = f / S, j = f - r * S;
+            if (f < nslots) {
+                const u64 key = j < cn[q] ? v[q] : 0;
+                uni[f] = key;
+                if (j < J) head[r * J + j] = key;
+            }
+        }
+    }
+}
+
+// Block-collective rank count: for every key v = keys[f] (f < n, keys
+// distinct), visit(f, v, r) with r the number of keys of keys[0..n) larger
+// than v. Two threads count a key, each over half of the keys, and a shuffle
+// adds their counts (half the latency of one thread a key); the even one
+// visits.
+template <class F>
+__device__ __forceinline__ void tr_rank_pairs(const u64* keys, u32 n, F visit) {
+    const u32 half = (n + 1) / 2;
+    for (u32 t0 = 0; t0 < 2 * n; t0 += blockDim.x) {
+        const u32 t = t0 + threadIdx.x, f = t >> 1, h = t & 1;
+        u64 v = 0;
+        u32 above = 0;
+        if (f < n) {
+            v = keys[f];
+            const u32 l0 = h ? half : 0, l1 = h ? n : half;
+#pragma unroll 8
+            for (u32 l = l0; l < l1; l++) above += keys[l] > v ? 1u : 0u;
+        }
+        above += __shfl_xor_sync(TR_FULL, above, 1);
+        if (f < n && h == 0) visit(f, v, above);
+    }
+}
+
+// Warp-collective: appends v (where keep) to out at slots from the shared
+// counter *n; slots past TR_FUSED_K_MAX are counted, not written.
+__device__ __forceinline__ void tr_gather_append(u64* out, u32* n, bool keep, u64 v) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 bal = __ballot_sync(TR_FULL, keep);
+    u32 base = 0;
+    if (lane == 0 && bal != 0) base = atomicAdd(n, (u32)__popc(bal));
+    base = __shfl_sync(TR_FULL, base, 0);
+    const u32 at = base + __popc(bal & ((1u << lane) - 1));
+    if (keep && at < TR_FUSED_K_MAX) out[at] = v;
+}
+
+// Block-collective, after tr_fused_gather_load and a barrier, with C.rt,
+// C.gn and C.nmore zero: writes the keys kept to out (unordered: shared
+// atomics give the slots, and the rank count that sorts them does not depend
+// on their order) and returns their number, or TR_NO_TOKEN when there are
+// more than TR_FUSED_K_MAX. `more`: TR_FUSED_GATHER_CHUNKS words.
+__device__ __noinline__ u32 tr_fused_gather_fast(const u64* lists, const Partial* pp, u32 nch,
+                                                 u32 k, u64* smem, u64* out, u32* more,
+                                                 TopkCtl& C) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const GatherShape g = tr_gather_shape(nch, k);
+    if (!g.on) return TR_NO_TOKEN;
+    const u32 S = g.S, J = g.J, L = g.L, nslots = nch * S;
+    const u64* const uni = smem + TR_FUSED_K_MAX;
+    const u64* const head = uni + nslots;
+    // rt: the key of the head with exactly k - 1 larger ones there (keys are
+    // distinct: at most one; none when the head holds fewer than k, and rt
+    // stays 0).
+    tr_rank_pairs(head, nch * J, [&](u32, u64 v, u32 above) {
+        if (v != 0 && above == k - 1) C.rt = v;
+    });
+    __syncthreads();
+    const u64 rt = C.rt;
+    tr_phase(7);
+    for (u32 f0 = 0; f0 < nslots; f0 += blockDim.x) {
+        const u32 f = f0 + threadIdx.x;
+        const u64 v = f < nslots ? uni[f] : 0;
+        const bool keep = v != 0 && v >= rt;
+        tr_gather_append(out, &C.gn, keep, v);
+        // The list may hold more keys at or above rt past its first S.
+        if (keep && f % S == S - 1 && S < L) more[atomicAdd(&C.nmore, 1u)] = f / S;
+    }
+    __syncthreads();
+    const u32 nmore = C.nmore;
+    if (nmore != 0) {
+        for (u32 e = warp; e < nmore; e += nwarps) {
+            const u32 r = more[e];
+            const u32 cn = __ldcg(&pp[r].pad);
+            for (u32 j0 = S; j0 < cn; j0 += 32) {
+                const u32 j = j0 + lane;
+                const u64 v = j < cn ? __ldcg(&lists[(u64)r * TR_FUSED_K_MAX + j]) : 0;
+                const bool keep = j < cn && v >= rt;
+                tr_gather_append(out, &C.gn, keep, v);
+                // Rank order: past the first key below rt (or the end) none is kept.
+                if (__ballot_sync(TR_FULL, !keep) != 0) break;
+            }
+        }
+        __syncthreads();
+    }
+    tr_phase(8);
+    const u32 n = C.gn;
+    return n <= TR_FUSED_K_MAX ? n : TR_NO_TOKEN;
+}
+
 // The last block of a fused row with status 0: merges the chunks' lists,
 // applies min-p, top-k and top-p to the row's top k in rank order, races the
 // survivors and writes the token.
@@ -1340,116 +1582,122 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     const Partial* pp = A.partials + (u64)row * A.nchunks;
     u64* const sorted = (u64*)(tr_fused_counts(smem) + 256);
     u64* const kept = sorted + TR_FUSED_K_MAX;  // the block select's keys, unsorted
-    // The row's threshold rt <= its k-th key (0: none); keys at it stay in.
-    // Two bounds, by warp 0: the largest of the chunks' k-th keys (lo_key),
-    // and from the lists' jq-th keys (lists are in rank order), jq =
-    // ceil(k / chunks): when rq = ceil(k / jq) chunks have their jq-th key at
-    // or above x, the row has rq * jq >= k keys at or above x, so the rq-th
-    // largest of those keys is a bound. On normal(0, 2) logits at B = 1 it
-    // leaves ~90 of 64 x 50 list keys at or above rt, where the first alone
-    // left ~2,200 (docs/cuda-notes.md, run 12). The jq-th keys go to warp 0's
-    // buffer, so the second bound needs chunks <= TR_FUSED_WCAP.
-    __syncthreads();
-    if (warp == 0) {
-        const u32 jq = (k + A.nchunks - 1) / A.nchunks, rq = (k + jq - 1) / jq;
-        const bool by_q = A.nchunks <= TR_FUSED_WCAP;
-        WarpTopk w0 = tr_warp_topk(smem, k);
-        u64 rt = 0;
-        u32 nq = 0;
-        for (u32 c0 = 0; c0 < A.nchunks; c0 += 32) {
-            const u32 c = c0 + lane;
-            u64 q = 0;
-            if (c < A.nchunks) {
-                const u64 lk = __ldcg(&pp[c].lo_key);
-                const u32 cn = __ldcg(&pp[c].pad);
-                // (the slot holds an older list's key when cn < jq: not used)
-                const u64 qj = __ldcg(&lists[(u64)c * TR_FUSED_K_MAX + jq - 1]);
-                rt = lk > rt ? lk : rt;
-                q = (by_q && cn >= jq) ? qj : 0;
-            }
-            const u32 bal = __ballot_sync(TR_FULL, q != 0);
-            if (q != 0) w0.buf[nq + __popc(bal & ((1u << lane) - 1))] = q;
-            nq += __popc(bal);
-        }
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            const u64 y = tr_shfl_xor_u64(rt, off);
-            rt = y > rt ? y : rt;
-        }
-        __syncwarp();
-        if (nq >= rq) {
-            // At or above tq: between rq and rq + 7 of the keys, so at least
-            // rq chunks (slack 8: fewer select levels than the exact rq-th).
-            const u64 tq = tr_warp_threshold(w0.buf, nq, rq, 8, w0.hist);
-            rt = tq > rt ? tq : rt;
-        }
-        if (lane == 0) {
-            C.rt = rt;
-            C.thr = 0;
-        }
+    // The row's top k, by rank count among the keys >= a threshold that
+    // the lists' first slots give (tr_fused_gather_fast), or where that does
+    // not apply or keeps too many keys, by block-wide selects.
+    if (!TR_FUSED_PRELOAD) {
+        tr_fused_gather_load(lists, pp, A.nchunks, k, smem, C, 0);
+        __syncthreads();
     }
-    __syncthreads();
-    const u64 rt = C.rt;
-    tr_phase(7);
-    // Warp w gathers the keys >= rt of chunks w, w + nwarps, ... into its
-    // buffer: up to 32 chunks a sweep, their lists read as one run of slots
-    // (list r's j-th key at slot r * L + j) so that a lane has eight loads in
-    // flight. A buffer about to overflow keeps its own top k (tr_warp_threshold:
-    // a key below a warp's k-th is not in the row's top k).
-    const u32 slack = tr_fused_slack(k);
-    const u32 L = k - 1 + slack;  // no chunk list is longer
-    WarpTopk w = tr_warp_topk(smem, k);
-    for (u32 s0 = warp; s0 < A.nchunks; s0 += 32 * nwarps) {
-        const u32 c_l = s0 + lane * nwarps;  // lane l: the sweep's l-th chunk of this warp
-        const u32 cn_l = (c_l < A.nchunks) ? __ldcg(&pp[c_l].pad) : 0;
-        const u32 left = (A.nchunks - s0 + nwarps - 1) / nwarps;
-        const u32 slots = (left < 32 ? left : 32) * L;
-        for (u32 f0 = 0; f0 < slots; f0 += 256) {
-            u64 v[8];
-#pragma unroll
-            for (int q = 0; q < 8; q++) {
-                const u32 f = f0 + q * 32 + lane;
-                const u32 r = f / L, j = f - r * L;
-                const u32 cn = __shfl_sync(TR_FULL, cn_l, r & 31);
-                v[q] = (f < slots && j < cn)
-                           ? __ldcg(&lists[(u64)(s0 + r * nwarps) * TR_FUSED_K_MAX + j])
-                           : 0;
+    u32 m = tr_fused_gather_fast(lists, pp, A.nchunks, k, smem, kept, (u32*)sorted, C);
+    if (m == TR_NO_TOKEN) {
+        // The row's threshold rt <= its k-th key (0: none); keys at it stay in.
+        // Two bounds, by warp 0: the largest of the chunks' k-th keys (lo_key),
+        // and from the lists' jq-th keys (lists are in rank order), jq =
+        // ceil(k / chunks): when rq = ceil(k / jq) chunks have their jq-th key at
+        // or above x, the row has rq * jq >= k keys at or above x, so the rq-th
+        // largest of those keys is a bound. On normal(0, 2) logits at B = 1 it
+        // leaves ~90 of 64 x 50 list keys at or above rt, where the first alone
+        // left ~2,200 (docs/cuda-notes.md, run 12). The jq-th keys go to warp 0's
+        // buffer, so the second bound needs chunks <= TR_FUSED_WCAP.
+        __syncthreads();
+        if (warp == 0) {
+            const u32 jq = (k + A.nchunks - 1) / A.nchunks, rq = (k + jq - 1) / jq;
+            const bool by_q = A.nchunks <= TR_FUSED_WCAP;
+            WarpTopk w0 = tr_warp_topk(smem, k);
+            u64 rt = 0;
+            u32 nq = 0;
+            for (u32 c0 = 0; c0 < A.nchunks; c0 += 32) {
+                const u32 c = c0 + lane;
+                u64 q = 0;
+                if (c < A.nchunks) {
+                    const u64 lk = __ldcg(&pp[c].lo_key);
+                    const u32 cn = __ldcg(&pp[c].pad);
+                    // (the slot holds an older list's key when cn < jq: not used)
+                    const u64 qj = __ldcg(&lists[(u64)c * TR_FUSED_K_MAX + jq - 1]);
+                    rt = lk > rt ? lk : rt;
+                    q = (by_q && cn >= jq) ? qj : 0;
+                }
+                const u32 bal = __ballot_sync(TR_FULL, q != 0);
+                if (q != 0) w0.buf[nq + __popc(bal & ((1u << lane) - 1))] = q;
+                nq += __popc(bal);
             }
 #pragma unroll
-            for (int q = 0; q < 8; q++) {
-                const bool keep = v[q] >= rt && v[q] > w.thr;  // real keys are > 0
-                const u32 bal = __ballot_sync(TR_FULL, keep);
-                if (keep) w.buf[w.n + __popc(bal & ((1u << lane) - 1))] = v[q];
-                w.n += __popc(bal);
-                if (w.n > TR_FUSED_WCAP - 32) {
-                    __syncwarp();
-                    w.shrink(C);
+            for (int off = 16; off > 0; off >>= 1) {
+                const u64 y = tr_shfl_xor_u64(rt, off);
+                rt = y > rt ? y : rt;
+            }
+            __syncwarp();
+            if (nq >= rq) {
+                // At or above tq: between rq and rq + 7 of the keys, so at least
+                // rq chunks (slack 8: fewer select levels than the exact rq-th).
+                const u64 tq = tr_warp_threshold(w0.buf, nq, rq, 8, w0.hist);
+                rt = tq > rt ? tq : rt;
+            }
+            if (lane == 0) {
+                C.rt = rt;
+                C.thr = 0;
+            }
+        }
+        __syncthreads();
+        const u64 rt = C.rt;
+        tr_phase(7);
+        // Warp w gathers the keys >= rt of chunks w, w + nwarps, ... into its
+        // buffer: up to 32 chunks a sweep, their lists read as one run of slots
+        // (list r's j-th key at slot r * L + j) so that a lane has eight loads in
+        // flight. A buffer about to overflow keeps its own top k (tr_warp_threshold:
+        // a key below a warp's k-th is not in the row's top k).
+        const u32 slack = tr_fused_slack(k);
+        const u32 L = k - 1 + slack;  // no chunk list is longer
+        WarpTopk w = tr_warp_topk(smem, k);
+        for (u32 s0 = warp; s0 < A.nchunks; s0 += 32 * nwarps) {
+            const u32 c_l = s0 + lane * nwarps;  // lane l: the sweep's l-th chunk of this warp
+            const u32 cn_l = (c_l < A.nchunks) ? __ldcg(&pp[c_l].pad) : 0;
+            const u32 left = (A.nchunks - s0 + nwarps - 1) / nwarps;
+            const u32 slots = (left < 32 ? left : 32) * L;
+            for (u32 f0 = 0; f0 < slots; f0 += 256) {
+                u64 v[8];
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    const u32 f = f0 + q * 32 + lane;
+                    const u32 r = f / L, j = f - r * L;
+                    const u32 cn = __shfl_sync(TR_FULL, cn_l, r & 31);
+                    v[q] = (f < slots && j < cn)
+                               ? __ldcg(&lists[(u64)(s0 + r * nwarps) * TR_FUSED_K_MAX + j])
+                               : 0;
+                }
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    const bool keep = v[q] >= rt && v[q] > w.thr;  // real keys are > 0
+                    const u32 bal = __ballot_sync(TR_FULL, keep);
+                    if (keep) w.buf[w.n + __popc(bal & ((1u << lane) - 1))] = v[q];
+                    w.n += __popc(bal);
+                    if (w.n > TR_FUSED_WCAP - 32) {
+                        __syncwarp();
+                        w.shrink(C);
+                    }
                 }
             }
         }
+        __syncwarp();
+        tr_phase(8);
+        // The row's top k (and at most slack - 1 more) by one block-wide select.
+        const u64 thr = tr_block_threshold(w.buf, w.n, k, slack, tr_fused_counts(smem), C);
+        tr_phase(9);
+        u64 lo_unused;
+        m = tr_block_keep(w.buf, w.n, thr, kept, C, lo_unused);
+        tr_phase(10);
     }
-    __syncwarp();
-    tr_phase(8);
-    // The row's top k (and at most slack - 1 more) by one block-wide select.
-    const u64 thr = tr_block_threshold(w.buf, w.n, k, slack, tr_fused_counts(smem), C);
-    tr_phase(9);
-    u64 lo_unused;
-    const u32 m = tr_block_keep(w.buf, w.n, thr, kept, C, lo_unused);
-    tr_phase(10);
     // Sorted by rank (position = number of larger keys), the first k are the
     // top k; with top-p, each also gets its mass (in warp 0's buffer, free
     // since the keep).
     u64* const mass = smem;
-    for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
-        const u64 v = kept[j];
-        u32 r = 0;
-#pragma unroll 8
-        for (u32 l = 0; l < m; l++) r += kept[l] > v ? 1u : 0u;
+    tr_rank_pairs(kept, m, [&](u32, u64 v, u32 r) {
         if (r < k) {
             sorted[r] = v;
             if (top_p < 1.0) mass[r] = tr_top_p_mass((double)tr_funkey((u32)(v >> 32)), a_max, t);
         }
-    }
+    });
     __syncthreads();
     tr_phase(11);
     if (warp == 0) {
@@ -1641,7 +1889,7 @@ __device__ void tr_pass(const SampleArgs& A) {
     acc.best_s = tr_ninf();
     acc.best_i = TR_NO_TOKEN;
     if (fused) {
-        tr_scan_topk<DT>(xrow, al, A.vocab, lo, hi, top_k, f_smem, s_ctl,
+        tr_scan_topk<DT>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl,
                          A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX, list_n,
                          list_lo, acc);
     } else if (FAST) {
@@ -1730,8 +1978,15 @@ __device__ void tr_pass(const SampleArgs& A) {
         tr_phase_print();
         return;
     }
-    // The last block of the row combines the partials (order-free).
+    // The last block of the row combines the partials (order-free). A fused
+    // row's last block reads the first slots of the lists meanwhile, in its
+    // other warps (tr_fused_gather_load: for the finish, unused when the
+    // row's status is not 0).
     __threadfence();
+    if (TR_FUSED_PRELOAD && fused && (nwarps == 1 || warp != 0))
+        tr_fused_gather_load(A.cand + (u64)row * A.nchunks * TR_FUSED_K_MAX,
+                             A.partials + (u64)row * A.nchunks, A.nchunks, top_k, f_smem, s_ctl,
+                             nwarps == 1 ? 0 : 32);
     if (warp == 0) {
         flags = 0;
         ma = tr_ninf();
