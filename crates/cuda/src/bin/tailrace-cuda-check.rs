@@ -942,6 +942,17 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
         },
+        // One warp a block with the fused top-k path: its last block reads
+        // the lists' first slots before it combines, in the same warp.
+        LaunchOptions {
+            block_threads: 32,
+            blocks_per_row: 0,
+            filter_threads: 64,
+            queue_cap: 0,
+            generic: false,
+            no_fused: false,
+            no_pdl: false,
+        },
     ];
     let mut checked = 0u64;
     let mut bad = 0u64;
