@@ -60,6 +60,7 @@ struct SampleArgs {
     u32 topp_on;    // 1: rows that qualify take the binned top-p path (topp.cu)
     u64* topp;      // its workspace: per-row ToppRow, histograms, bin lists
     u32* topp_cnt;  // bf16 top-p rows of many chunks: each chunk's value counts, or null
+    u32 race_stages;  // 1: the launch's shared memory holds the race's staging ring
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).
@@ -88,17 +89,32 @@ struct SampleArgs {
 #ifndef TR_FUSED_WIDE_BOUNDS
 #define TR_FUSED_WIDE_BOUNDS __maxnreg__(64)
 #endif
-// The specialized kernel without the fused path at 64 registers, for
-// launches with more blocks than its default build keeps resident (plain B =
-// 1024 against the 80-register build: 177.6 -> 169.1 us; B = 256, where
-// every block is resident, 60.0 -> 63.8; docs/cuda-notes.md, run 11).
+// The specialized kernel without the fused path for launches with more
+// blocks than its default build keeps resident: 80 registers (three blocks of
+// 256 an SM) with the staging ring. Plain B = 1024: 170.2 us at 64 registers
+// without the ring, 171.6 with it, 155.1 at 80 with it (docs/cuda-notes.md,
+// run 14; before the ring, 64 registers beat 80: 177.6 -> 169.1, run 11).
 #ifndef TR_FAST_WIDE_BOUNDS
-#define TR_FAST_WIDE_BOUNDS __maxnreg__(64)
+#define TR_FAST_WIDE_BOUNDS __maxnreg__(80)
 #endif
 // Whether tr_fast_* carry the fused top-k path too (a timing knob: run 9 of
 // docs/cuda-notes.md times the kernels with it against those without).
 #ifndef TR_FAST_FUSED
 #define TR_FAST_FUSED false
+#endif
+
+// Which builds race 16-byte aligned rows from the staging ring (TR_RACE_STAGES):
+// the specialized ones without the fused path (plain B = 256 57.9 -> 52.9
+// us at 96 registers), not the fused kernels, whose race serves only the rows
+// of a fused batch that are not fused (docs/cuda-notes.md, run 14).
+#ifndef TR_FAST_STAGED
+#define TR_FAST_STAGED true
+#endif
+#ifndef TR_FAST_WIDE_STAGED
+#define TR_FAST_WIDE_STAGED true
+#endif
+#ifndef TR_FUSED_STAGED
+#define TR_FUSED_STAGED false
 #endif
 
 // The pass kernel's dynamic shared memory (race queues or fused top-k buffers).
@@ -447,10 +463,32 @@ __device__ __forceinline__ void tr_flush(const WarpQueue& q, u32& qn, double neg
 template <bool W> struct UnitIdx { typedef u32 T; };
 template <> struct UnitIdx<true> { typedef i64 T; };
 
-template <int DT, bool BIAS>
+// Staged logits of the exact race (docs/cuda-notes.md, run 14): each lane
+// copies its units into a ring of TR_RACE_STAGES slots in shared memory with
+// cp.async, TR_RACE_STAGES - 1 steps ahead, so the memory has that many
+// steps of loads in flight without holding their registers. The ring follows
+// the warps' queues (launch.rs: Geometry::pass_smem_for, which allocates
+// TR_RACE_STAGE_SLOTS slots and sets race_stages when they fit). 0 turns it
+// off (a timing knob: the loads go one step ahead in registers).
+#ifndef TR_RACE_STAGES
+#define TR_RACE_STAGES TR_RACE_STAGE_SLOTS
+#endif
+static_assert(TR_RACE_STAGES == 0 || (TR_RACE_STAGES >= 2 && TR_RACE_STAGES <= TR_RACE_STAGE_SLOTS),
+              "TR_RACE_STAGES: 0, or 2 up to the slots the host allocates");
+
+__device__ __forceinline__ void tr_cp16(u32 saddr, const void* g) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(saddr), "l"(g) : "memory");
+}
+__device__ __forceinline__ void tr_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void tr_cp_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+template <int DT, bool BIAS, bool STAGED>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
                               double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc) {
+    static_assert(!STAGED || (!BIAS && TR_RACE_STAGES > 0), "staged: no bias, stages on");
     typedef typename AType<BIAS>::T AT;
     constexpr int N = TR_UNITS;
     extern __shared__ u64 tr_dyn_smem[];
@@ -495,19 +533,72 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     // NaN-propagating maximum of every a (bad: NaN or +inf; any: > -inf).
     float fm = tr_fninf();
     RawA<DT, BIAS> raw[N];
-    if (u0 < unit_hi) {
+    // The staging ring: lane's slot of stage d at ring + d * stage_bytes
+    // (a unit of f32 logits takes two 16-byte copies, 16-bit logits one).
+    constexpr int D = STAGED ? TR_RACE_STAGES : 1;
+    constexpr u32 unit_bytes = (DT == 0) ? 32 : 16;
+    constexpr u32 stage_bytes = 32 * N * unit_bytes;
+    const u32 ring = (u32)__cvta_generic_to_shared(tr_dyn_smem) + nwarps * cap * 16 +
+                     warp * (u32)TR_RACE_STAGE_SLOTS * stage_bytes + lane * unit_bytes;
+    auto stage = [&](UT s0, int d) {
+        // One commit group a step, empty where the step holds no whole unit.
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const UT u = s0 + 32 * n + lane;
+            if (STAGED && u < whole_hi) {
+                const u32 dst = ring + (u32)d * stage_bytes + (u32)n * 32 * unit_bytes;
+                tr_cp16(dst, row + (i64)u * 8);
+                if (DT == 0) tr_cp16(dst + 16, row + (i64)u * 8 + 4);
+            }
+        }
+        tr_cp_commit();
+    };
+    int slot = 0;
+    if (STAGED) {
+#pragma unroll
+        for (int d = 0; d < D - 1; d++) stage(u0 + (UT)d * step, d);
+    } else if (u0 < unit_hi) {
 #pragma unroll
         for (int n = 0; n < N; n++) raw[n] = fetch(u0 + 32 * n + lane);
     }
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
+        if (STAGED) {
+            // This step's copies are done once at most D - 2 groups are pending.
+            tr_cp_wait<(D >= 2 ? D - 2 : 0)>();
 #pragma unroll
-        for (int n = 0; n < N; n++) tr_convert_a<DT, BIAS>(raw[n], a[n]);
-        if (u0 + step < unit_hi) {
-            // Issue the next step's loads now; they complete while this one
-            // computes (two steps ahead measured no faster, run 11).
+            for (int n = 0; n < N; n++) {
+                const UT u = u0 + 32 * n + lane;
+                RawA<DT, BIAS> r;
+                if (STAGED && u < whole_hi) {
+                    const u32 src = ring + (u32)slot * stage_bytes + (u32)n * 32 * unit_bytes;
+                    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                                 : "=r"(r.x.v0.x), "=r"(r.x.v0.y), "=r"(r.x.v0.z), "=r"(r.x.v0.w)
+                                 : "r"(src));
+                    if (DT == 0)
+                        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                                     : "=r"(r.x.v1.x), "=r"(r.x.v1.y), "=r"(r.x.v1.z), "=r"(r.x.v1.w)
+                                     : "r"(src + 16));
+                    else
+                        r.x.v1 = make_uint4(0, 0, 0, 0);
+                } else {
+                    r = fetch(u);
+                }
+                tr_convert_a<DT, BIAS>(r, a[n]);
+            }
+            // Refill the slot the previous step read (its values are used
+            // up) with the step D - 1 ahead.
+            stage(u0 + (UT)(D - 1) * step, slot == 0 ? D - 1 : slot - 1);
+            slot = (slot == D - 1) ? 0 : slot + 1;
+        } else {
 #pragma unroll
-            for (int n = 0; n < N; n++) raw[n] = fetch(u0 + step + 32 * n + lane);
+            for (int n = 0; n < N; n++) tr_convert_a<DT, BIAS>(raw[n], a[n]);
+            if (u0 + step < unit_hi) {
+                // Issue the next step's loads now; they complete while this one
+                // computes (two steps ahead measured no faster, run 11).
+#pragma unroll
+                for (int n = 0; n < N; n++) raw[n] = fetch(u0 + step + 32 * n + lane);
+            }
         }
         // One lead block a unit: element 8u + 2j + h takes half h of word j
         // (NOISE.md §4.1), used as its prefix (lead(n, k), computed where needed).
@@ -596,6 +687,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             }
         }
     }
+    // No copy is left in flight: each one was for a step the loop ran.
     // Final: the block's best threshold, then the queue.
     __syncthreads();
     double bt = tr_dunkey(*(volatile u64*)s_thr);
@@ -1832,7 +1924,7 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
-template <int DT, bool FAST, bool FUSED>
+template <int DT, bool FAST, bool FUSED, bool STAGE>
 __device__ void tr_pass(const SampleArgs& A) {
     typedef typename Elem<DT>::T ET;
     __shared__ u64 s_thr;
@@ -1895,9 +1987,13 @@ __device__ void tr_pass(const SampleArgs& A) {
     } else if (FAST) {
         if (!race)
             tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+        else if (STAGE && TR_RACE_STAGES > 0 && A.race_stages && al)
+            tr_race_exact<DT, false, (STAGE && TR_RACE_STAGES > 0)>(xrow, brow, al, bal, A.vocab, lo,
+                                                                    hi, neg_t, seed, pos, cut_a, cut_i,
+                                                                    A.queue_cap, &s_thr, acc);
         else
-            tr_race_exact<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos, cut_a,
-                                     cut_i, A.queue_cap, &s_thr, acc);
+            tr_race_exact<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
+                                            cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else if (!race) {
         if (brow)
             tr_scan<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
@@ -1905,11 +2001,11 @@ __device__ void tr_pass(const SampleArgs& A) {
             tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
     } else if (profile == TR_PROFILE_EXACT) {
         if (brow)
-            tr_race_exact<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos, cut_a,
-                                    cut_i, A.queue_cap, &s_thr, acc);
+            tr_race_exact<DT, true, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
+                                           cut_a, cut_i, A.queue_cap, &s_thr, acc);
         else
-            tr_race_exact<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos, cut_a,
-                                     cut_i, A.queue_cap, &s_thr, acc);
+            tr_race_exact<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
+                                            cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else {
         if (brow)
             tr_race_direct<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
@@ -2024,21 +2120,21 @@ __device__ void tr_pass(const SampleArgs& A) {
     tr_phase_print();
 }
 
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true, false>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED>(A); }
 
 // ---- sparse bias rows expanded to dense rows ----
 extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {

@@ -127,6 +127,10 @@ pub fn prelude() -> String {
     def("TR_TOPP_BINS", format!("{}u", crate::launch::TOPP_BINS));
     def("TR_TOPP_CAP", format!("{}u", crate::launch::TOPP_CAP));
     def("TR_TOPP_VALUES", format!("{}u", crate::launch::TOPP_VALUES));
+    def(
+        "TR_RACE_STAGE_SLOTS",
+        format!("{}", crate::launch::RACE_STAGE_SLOTS),
+    );
     s
 }
 
@@ -281,8 +285,8 @@ pub struct Kernels {
     /// `tr_fast_{f32,bf16,f16}`: the pass without bias, direct-profile and
     /// fused top-k paths.
     pub fast: [CudaFunction; 3],
-    /// `tr_fast_wide_{f32,bf16,f16}`: `fast` at 64 registers, for launches
-    /// with more blocks than `fast` keeps resident.
+    /// `tr_fast_wide_{f32,bf16,f16}`: `fast` at 80 registers (`fast` has
+    /// 96), for launches with more blocks than `fast` keeps resident.
     pub fast_wide: [CudaFunction; 3],
     /// `tr_fused_{f32,bf16,f16}`: `fast` with the fused top-k path, for
     /// launches in which some row takes it.
@@ -392,6 +396,26 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
         log: compiled.log.clone(),
         _module: module,
     });
+    // The launch geometry leaves the pass kernels PASS_STATIC_SMEM_MAX bytes
+    // of static shared memory next to their dynamic buffers.
+    for f in k
+        .pass
+        .iter()
+        .chain(&k.fast)
+        .chain(&k.fast_wide)
+        .chain(&k.fused)
+        .chain(&k.fused_wide)
+    {
+        let stat = f
+            .shared_size_bytes()
+            .ctx("reading a pass kernel's static shared memory")?;
+        if stat as u32 > crate::launch::PASS_STATIC_SMEM_MAX {
+            return Err(CudaError::Shape(format!(
+                "a pass kernel takes {stat} bytes of static shared memory, more than the {} its launch geometry leaves it",
+                crate::launch::PASS_STATIC_SMEM_MAX
+            )));
+        }
+    }
     map.insert(key, k.clone());
     Ok(k)
 }

@@ -34,6 +34,20 @@ pub struct LaunchOptions {
 /// a warp pushes at most 256 keys a round onto at most `FUSED_WCAP - 256`.
 pub const FUSED_WCAP: u32 = 512;
 
+/// Slots of the exact race's staging ring per lane (`TR_RACE_STAGE_SLOTS`;
+/// the kernels use `TR_RACE_STAGES` of them, by default all): each holds one
+/// unit of 8 logits, copied in with `cp.async` that many steps minus one
+/// ahead (docs/cuda-notes.md, run 14).
+pub const RACE_STAGE_SLOTS: u32 = 4;
+
+/// Most static shared memory of a pass kernel (checked when the kernels are
+/// loaded: `kernels::kernels_with`); they take under 2 KiB.
+pub const PASS_STATIC_SMEM_MAX: u32 = 2 * 1024;
+
+/// Most dynamic shared memory a pass block may take: a block gets 48 KiB
+/// without an opt-in, static and dynamic together.
+pub const PASS_SMEM_MAX: u32 = 48 * 1024 - PASS_STATIC_SMEM_MAX;
+
 /// Most workspace the fused top-k lists may take; larger shapes (very many
 /// rows x chunks) take the filter kernel path instead.
 pub const FUSED_LIST_BYTES_MAX: u64 = 256 << 20;
@@ -74,7 +88,8 @@ pub struct Geometry {
     pub filter_threads: u32,
     /// Queue entries per warp.
     pub queue_cap: u32,
-    /// Dynamic shared memory of the main pass, bytes.
+    /// Dynamic shared memory of the main pass's race queues, bytes (a
+    /// launch adds the staging ring where it fits: [`Geometry::pass_smem_for`]).
     pub pass_smem: u32,
     /// Dynamic shared memory of the main pass when the batch has fused
     /// top-k rows (their buffers alias the race queues), bytes.
@@ -122,9 +137,9 @@ impl Geometry {
             )));
         }
         let pass_smem = (block_threads / 32) * queue_cap * 16;
-        if pass_smem > 48 * 1024 {
+        if pass_smem > PASS_SMEM_MAX {
             return Err(CudaError::Shape(format!(
-                "block_threads {block_threads} with queue_cap {queue_cap} needs {pass_smem} bytes of shared memory (max 49152)"
+                "block_threads {block_threads} with queue_cap {queue_cap} needs {pass_smem} bytes of shared memory (max {PASS_SMEM_MAX})"
             )));
         }
         let units = vocab.div_ceil(8).max(1) as u64;
@@ -159,7 +174,7 @@ impl Geometry {
         // One list of 256 keys per row and chunk.
         let lists = nchunks * u64::from(crate::params::FUSED_TOP_K_MAX) * rows as u64 * 8;
         let fused_list_bytes =
-            if opts.no_fused || lists > FUSED_LIST_BYTES_MAX || fused_smem > 46 * 1024 {
+            if opts.no_fused || lists > FUSED_LIST_BYTES_MAX || fused_smem > PASS_SMEM_MAX {
                 0
             } else {
                 lists
@@ -204,6 +219,20 @@ impl Geometry {
             topp_bytes,
             topp_cnt_bytes,
         })
+    }
+
+    /// (dynamic shared memory, staged) of a pass launch over logits of
+    /// `elem_bytes` bytes: the race queues, and after them the staging ring
+    /// of the exact race when it fits in [`PASS_SMEM_MAX`] (`staged` is then
+    /// true; otherwise the race loads its logits one step ahead in
+    /// registers). Either way the tokens are the same.
+    pub fn pass_smem_for(&self, elem_bytes: u32) -> (u32, bool) {
+        let ring = (self.block_threads / 32) * RACE_STAGE_SLOTS * 32 * 8 * elem_bytes;
+        if self.pass_smem + ring <= PASS_SMEM_MAX {
+            (self.pass_smem + ring, true)
+        } else {
+            (self.pass_smem, false)
+        }
     }
 }
 
@@ -272,6 +301,7 @@ pub(crate) struct SampleArgs {
     pub topp_on: u32,
     pub topp: u64,
     pub topp_cnt: u64,
+    pub race_stages: u32,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -284,8 +314,9 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64, 6 u32, a pointer, 2 u32, a pointer: 224 bytes, no padding.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 8 * 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers, a u32 and
+        // its 4 bytes of tail padding (as in the C struct): 240 bytes.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 9 * 4 + 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 
@@ -388,6 +419,40 @@ mod tests {
                 .topp_cnt_bytes,
             0
         );
+    }
+
+    #[test]
+    fn staging_ring_only_where_it_fits() {
+        let g = |threads, cap| {
+            let o = LaunchOptions {
+                block_threads: threads,
+                queue_cap: cap,
+                ..Default::default()
+            };
+            Geometry::new(&o, 64, 131072, 132).unwrap()
+        };
+        // 256 threads, 64 entries: 8 KiB of queues, then 8 warps x
+        // RACE_STAGE_SLOTS slots of 32 lanes x one unit.
+        let d = g(0, 0);
+        let ring16 = 8 * RACE_STAGE_SLOTS * 32 * 16;
+        assert_eq!(d.pass_smem_for(2), (8 * 1024 + ring16, true));
+        assert_eq!(d.pass_smem_for(4), (8 * 1024 + 2 * ring16, true));
+        // 512 threads: the ring (32 KiB for 16-bit rows) and the queues
+        // (16 KiB) would leave the static shared memory no room.
+        let w = g(512, 0);
+        assert_eq!(w.pass_smem_for(2), (16 * 1024, false));
+        assert_eq!(w.pass_smem_for(4), (16 * 1024, false));
+        assert_eq!(g(128, 0).pass_smem_for(4), (4 * 1024 + 16 * 1024, true));
+        // Long queues leave no room: the race loads in registers.
+        assert_eq!(g(512, 128).pass_smem_for(2), (32 * 1024, false));
+        assert_eq!(g(256, 368).pass_smem_for(2), (PASS_SMEM_MAX, false));
+        // Queues alone beyond PASS_SMEM_MAX are refused before any launch.
+        let o = LaunchOptions {
+            block_threads: 256,
+            queue_cap: 384,
+            ..Default::default()
+        };
+        assert!(Geometry::new(&o, 64, 131072, 132).is_err());
     }
 
     #[test]

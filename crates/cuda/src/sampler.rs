@@ -294,8 +294,8 @@ pub struct Sampler {
     resident: HashMap<(PassBuild, usize, u32, u32), u32>,
 }
 
-/// The specialized pass kernels that have a 64-register build for launches
-/// whose blocks queue.
+/// The specialized pass kernels that have a build with fewer registers for
+/// launches whose blocks queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum PassBuild {
     /// `tr_fast_*` (no fused top-k path); its wide build is `tr_fast_wide_*`.
@@ -469,6 +469,7 @@ impl Sampler {
         let partials = self.ws.scratch_ptr;
         let fused_on = g.fused_list_bytes > 0;
         let topp_on = g.topp_bytes > 0;
+        let (pass_smem, staged) = g.pass_smem_for(logits.dtype.size() as u32);
         let rowstate = partials + (rows * g.nchunks as usize * PARTIAL_BYTES) as u64;
         let mut args = SampleArgs {
             logits: logits.ptr,
@@ -508,6 +509,7 @@ impl Sampler {
             } else {
                 0
             },
+            race_stages: u32::from(staged),
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
@@ -524,13 +526,14 @@ impl Sampler {
         let fused_rows = fused_on && params.any_fused();
         let generic = opts.generic || !params.fast_path(fused_on);
         let smem = if fused_rows {
-            g.pass_smem.max(g.fused_smem)
+            pass_smem.max(g.fused_smem)
         } else {
-            g.pass_smem
+            pass_smem
         };
         // A specialized kernel with more blocks than its default build
-        // keeps resident takes its 64-register build (more blocks an SM,
-        // some spills; docs/cuda-notes.md, runs 9 and 11).
+        // keeps resident takes its wide build (fewer registers, more blocks an
+        // SM, some spills: `tr_fast_wide_*` 80, `tr_fused_wide_*` 64;
+        // docs/cuda-notes.md, runs 9, 11 and 14).
         let (pass, race_pass) = if generic {
             (&k.pass[dt], &k.pass[dt])
         } else {
@@ -539,7 +542,7 @@ impl Sampler {
                 dt,
                 pass_blocks,
                 g.block_threads,
-                g.pass_smem,
+                pass_smem,
             )? {
                 &k.fast_wide[dt]
             } else {
@@ -592,7 +595,7 @@ impl Sampler {
             self.launch(
                 race_pass,
                 &mut args,
-                (pass_blocks, g.block_threads, g.pass_smem),
+                (pass_blocks, g.block_threads, pass_smem),
                 pdl,
             )?;
         }

@@ -953,6 +953,17 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
         },
+        // 512 threads with the default queues: no room for the race's
+        // staging ring, so the specialized kernels load in registers.
+        LaunchOptions {
+            block_threads: 512,
+            blocks_per_row: 0,
+            filter_threads: 0,
+            queue_cap: 0,
+            generic: false,
+            no_fused: true,
+            no_pdl: false,
+        },
     ];
     let mut checked = 0u64;
     let mut bad = 0u64;
