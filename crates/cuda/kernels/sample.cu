@@ -196,6 +196,65 @@ __device__ __forceinline__ bool tr_keeps(double a, u32 i, double cut_a, u32 cut_
     return a > cut_a || (a == cut_a && i <= cut_i);
 }
 
+// ---- the staging ring (docs/cuda-notes.md, run 14) ----
+//
+// The race and the scan of a 16-byte aligned row copy each lane's units into
+// a ring of TR_RACE_STAGES slots in shared memory with cp.async,
+// TR_RACE_STAGES - 1 steps ahead, so the memory has that many steps of loads
+// in flight without holding their registers. The ring follows the warps'
+// queues: per warp TR_RACE_STAGE_SLOTS slots of 32 lanes' units (launch.rs:
+// Geometry::pass_smem_for allocates them and sets race_stages when they
+// fit). 0 turns it off (a timing knob: loads then go ahead in registers).
+#ifndef TR_RACE_STAGES
+#define TR_RACE_STAGES TR_RACE_STAGE_SLOTS
+#endif
+static_assert(TR_RACE_STAGES == 0 || (TR_RACE_STAGES >= 2 && TR_RACE_STAGES <= TR_RACE_STAGE_SLOTS),
+              "TR_RACE_STAGES: 0, or 2 up to the slots the host allocates");
+
+__device__ __forceinline__ void tr_cp16(u32 saddr, const void* g) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(saddr), "l"(g) : "memory");
+}
+__device__ __forceinline__ void tr_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void tr_cp_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// Bytes of a unit of 8 logits, and of one slot of a warp's ring.
+template <int DT> struct Ring {
+    static constexpr u32 unit = (DT == 0) ? 32 : 16;
+    static constexpr u32 slot = 32 * unit;
+};
+
+// The shared address of this lane's unit in slot 0 of its warp's ring.
+template <int DT> __device__ __forceinline__ u32 tr_ring_lane(u32 cap) {
+    extern __shared__ u64 tr_dyn_smem[];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    return (u32)__cvta_generic_to_shared(tr_dyn_smem) + nwarps * cap * 16 +
+           warp * (u32)TR_RACE_STAGE_SLOTS * Ring<DT>::slot + lane * Ring<DT>::unit;
+}
+
+// Starts the copy of whole unit u of `row` to dst (no commit).
+template <int DT>
+__device__ __forceinline__ void tr_ring_put(u32 dst, const typename Elem<DT>::T* row, i64 u) {
+    tr_cp16(dst, row + u * 8);
+    if (DT == 0) tr_cp16(dst + 16, row + u * 8 + 4);
+}
+
+// The unit at src, once its copy's group is complete.
+template <int DT> __device__ __forceinline__ Raw8 tr_ring_get(u32 src) {
+    Raw8 r;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.v0.x), "=r"(r.v0.y), "=r"(r.v0.z), "=r"(r.v0.w)
+                 : "r"(src));
+    if (DT == 0)
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r.v1.x), "=r"(r.v1.y), "=r"(r.v1.z), "=r"(r.v1.w)
+                     : "r"(src + 16));
+    else
+        r.v1 = make_uint4(0, 0, 0, 0);
+    return r;
+}
+
 // ---- status / argmax ----
 // Units a thread loads before it looks at any: the scan is memory-bound, and
 // one 16-byte load a thread in flight leaves the memory idle (the first pass
@@ -203,10 +262,19 @@ __device__ __forceinline__ bool tr_keeps(double a, u32 i, double cut_a, u32 cut_
 #ifndef TR_SCAN_UNITS
 #define TR_SCAN_UNITS 4
 #endif
-template <int DT, bool BIAS>
+// The logit types (bit DT) whose scan (status, greedy, the first pass of
+// filter rows) reads aligned rows through the staging ring in the staged
+// builds, as their race does: bf16 and f16 (greedy B = 256 33.8 -> 31.2 us,
+// top-p 0.9 158.8 -> 153.8), not f32 (greedy B = 256 43.6 -> 45.9;
+// docs/cuda-notes.md, run 14). A timing knob.
+#ifndef TR_SCAN_STAGED_DT
+#define TR_SCAN_STAGED_DT 6
+#endif
+template <int DT, bool BIAS, bool STAGED>
 __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
-                        u32 vocab, i64 lo, i64 hi, Acc& acc) {
+                        u32 vocab, i64 lo, i64 hi, u32 cap, Acc& acc) {
     typedef typename AType<BIAS>::T AT;
+    static_assert(!STAGED || (!BIAS && TR_RACE_STAGES > 0), "staged: no bias, stages on");
     constexpr int N = TR_SCAN_UNITS;
     const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3, step = blockDim.x;
     AT m = (AT)tr_ninf();
@@ -215,27 +283,53 @@ __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const floa
     // Units in increasing order per thread, as one at a time: the first
     // maximum of the thread is kept (strict >). Units past the chunk read as
     // -inf and change nothing.
-    for (i64 u0 = unit_lo + threadIdx.x; u0 < unit_hi; u0 += N * step) {
-        RawA<DT, BIAS> r[N];
+    auto take = [&](const RawA<DT, BIAS>& r, i64 u) {
+        AT a[8];
+        tr_convert_a<DT, BIAS>(r, a);
 #pragma unroll
-        for (int n = 0; n < N; n++) {
-            const i64 u = u0 + n * step;
-            r[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
-        }
-#pragma unroll
-        for (int n = 0; n < N; n++) {
-            const i64 u = u0 + n * step;
-            AT a[8];
-            tr_convert_a<DT, BIAS>(r[n], a);
-#pragma unroll
-            for (int k = 0; k < 8; k++) {
-                bad |= !(a[k] < (AT)tr_inf());
-                any |= a[k] > (AT)tr_ninf();
-                if (a[k] > m) {
-                    m = a[k];
-                    mi = (u32)(u * 8 + k);
-                }
+        for (int k = 0; k < 8; k++) {
+            bad |= !(a[k] < (AT)tr_inf());
+            any |= a[k] > (AT)tr_ninf();
+            if (a[k] > m) {
+                m = a[k];
+                mi = (u32)(u * 8 + k);
             }
+        }
+    };
+    if (STAGED) {
+        // A 16-byte aligned row: whole units come through the ring,
+        // TR_RACE_STAGES - 1 ahead; the row's last, partial unit is loaded.
+        constexpr int D = STAGED ? TR_RACE_STAGES : 2;
+        const i64 whole_hi = ((i64)(vocab >> 3) < unit_hi) ? (i64)(vocab >> 3) : unit_hi;
+        const u32 ring = tr_ring_lane<DT>(cap);
+        auto stage = [&](i64 u, int d) {
+            if (u < whole_hi) tr_ring_put<DT>(ring + (u32)d * Ring<DT>::slot, row, u);
+            tr_cp_commit();
+        };
+#pragma unroll
+        for (int d = 0; d < D - 1; d++) stage(unit_lo + threadIdx.x + d * step, d);
+        int slot = 0;
+        for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += step) {
+            tr_cp_wait<D - 2>();
+            RawA<DT, BIAS> r;
+            if (u < whole_hi)
+                r.x = tr_ring_get<DT>(ring + (u32)slot * Ring<DT>::slot);
+            else
+                r = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true);
+            stage(u + (D - 1) * step, slot == 0 ? D - 1 : slot - 1);
+            slot = (slot == D - 1) ? 0 : slot + 1;
+            take(r, u);
+        }
+    } else {
+        for (i64 u0 = unit_lo + threadIdx.x; u0 < unit_hi; u0 += N * step) {
+            RawA<DT, BIAS> r[N];
+#pragma unroll
+            for (int n = 0; n < N; n++) {
+                const i64 u = u0 + n * step;
+                r[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+            }
+#pragma unroll
+            for (int n = 0; n < N; n++) take(r[n], u0 + n * step);
         }
     }
     acc.bad = bad;
@@ -463,27 +557,6 @@ __device__ __forceinline__ void tr_flush(const WarpQueue& q, u32& qn, double neg
 template <bool W> struct UnitIdx { typedef u32 T; };
 template <> struct UnitIdx<true> { typedef i64 T; };
 
-// Staged logits of the exact race (docs/cuda-notes.md, run 14): each lane
-// copies its units into a ring of TR_RACE_STAGES slots in shared memory with
-// cp.async, TR_RACE_STAGES - 1 steps ahead, so the memory has that many
-// steps of loads in flight without holding their registers. The ring follows
-// the warps' queues (launch.rs: Geometry::pass_smem_for, which allocates
-// TR_RACE_STAGE_SLOTS slots and sets race_stages when they fit). 0 turns it
-// off (a timing knob: the loads go one step ahead in registers).
-#ifndef TR_RACE_STAGES
-#define TR_RACE_STAGES TR_RACE_STAGE_SLOTS
-#endif
-static_assert(TR_RACE_STAGES == 0 || (TR_RACE_STAGES >= 2 && TR_RACE_STAGES <= TR_RACE_STAGE_SLOTS),
-              "TR_RACE_STAGES: 0, or 2 up to the slots the host allocates");
-
-__device__ __forceinline__ void tr_cp16(u32 saddr, const void* g) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(saddr), "l"(g) : "memory");
-}
-__device__ __forceinline__ void tr_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> __device__ __forceinline__ void tr_cp_wait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
 template <int DT, bool BIAS, bool STAGED>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
@@ -533,24 +606,14 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     // NaN-propagating maximum of every a (bad: NaN or +inf; any: > -inf).
     float fm = tr_fninf();
     RawA<DT, BIAS> raw[N];
-    // The staging ring: lane's slot of stage d at ring + d * stage_bytes
-    // (a unit of f32 logits takes two 16-byte copies, 16-bit logits one).
+    // The staging ring: the lane's unit of slot d at ring + d * Ring<DT>::slot.
     constexpr int D = STAGED ? TR_RACE_STAGES : 1;
-    constexpr u32 unit_bytes = (DT == 0) ? 32 : 16;
-    constexpr u32 stage_bytes = 32 * N * unit_bytes;
-    const u32 ring = (u32)__cvta_generic_to_shared(tr_dyn_smem) + nwarps * cap * 16 +
-                     warp * (u32)TR_RACE_STAGE_SLOTS * stage_bytes + lane * unit_bytes;
+    static_assert(!STAGED || N == 1, "the ring holds one unit a lane a slot");
+    const u32 ring = STAGED ? tr_ring_lane<DT>(cap) : 0;
     auto stage = [&](UT s0, int d) {
         // One commit group a step, empty where the step holds no whole unit.
-#pragma unroll
-        for (int n = 0; n < N; n++) {
-            const UT u = s0 + 32 * n + lane;
-            if (STAGED && u < whole_hi) {
-                const u32 dst = ring + (u32)d * stage_bytes + (u32)n * 32 * unit_bytes;
-                tr_cp16(dst, row + (i64)u * 8);
-                if (DT == 0) tr_cp16(dst + 16, row + (i64)u * 8 + 4);
-            }
-        }
+        const UT u = s0 + lane;
+        if (STAGED && u < whole_hi) tr_ring_put<DT>(ring + (u32)d * Ring<DT>::slot, row, (i64)u);
         tr_cp_commit();
     };
     int slot = 0;
@@ -570,20 +633,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             for (int n = 0; n < N; n++) {
                 const UT u = u0 + 32 * n + lane;
                 RawA<DT, BIAS> r;
-                if (STAGED && u < whole_hi) {
-                    const u32 src = ring + (u32)slot * stage_bytes + (u32)n * 32 * unit_bytes;
-                    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                                 : "=r"(r.x.v0.x), "=r"(r.x.v0.y), "=r"(r.x.v0.z), "=r"(r.x.v0.w)
-                                 : "r"(src));
-                    if (DT == 0)
-                        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                                     : "=r"(r.x.v1.x), "=r"(r.x.v1.y), "=r"(r.x.v1.z), "=r"(r.x.v1.w)
-                                     : "r"(src + 16));
-                    else
-                        r.x.v1 = make_uint4(0, 0, 0, 0);
-                } else {
+                if (STAGED && u < whole_hi)
+                    r.x = tr_ring_get<DT>(ring + (u32)slot * Ring<DT>::slot);
+                else
                     r = fetch(u);
-                }
                 tr_convert_a<DT, BIAS>(r, a[n]);
             }
             // Refill the slot the previous step read (its values are used
@@ -1985,8 +2038,11 @@ __device__ void tr_pass(const SampleArgs& A) {
                          A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX, list_n,
                          list_lo, acc);
     } else if (FAST) {
-        if (!race)
-            tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+        if (!race && ((TR_SCAN_STAGED_DT >> DT) & 1) && STAGE && TR_RACE_STAGES > 0 && A.race_stages && al)
+            tr_scan<DT, false, (((TR_SCAN_STAGED_DT >> DT) & 1) && STAGE && TR_RACE_STAGES > 0)>(
+                xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
+        else if (!race)
+            tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
         else if (STAGE && TR_RACE_STAGES > 0 && A.race_stages && al)
             tr_race_exact<DT, false, (STAGE && TR_RACE_STAGES > 0)>(xrow, brow, al, bal, A.vocab, lo,
                                                                     hi, neg_t, seed, pos, cut_a, cut_i,
@@ -1996,9 +2052,9 @@ __device__ void tr_pass(const SampleArgs& A) {
                                             cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else if (!race) {
         if (brow)
-            tr_scan<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+            tr_scan<DT, true, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
         else
-            tr_scan<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, acc);
+            tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
     } else if (profile == TR_PROFILE_EXACT) {
         if (brow)
             tr_race_exact<DT, true, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
