@@ -13,7 +13,9 @@ pub struct LaunchOptions {
     pub blocks_per_row: u32,
     /// Threads per block of the filter kernel (multiple of 32, 32..=512; 0 = 512).
     pub filter_threads: u32,
-    /// Candidate queue entries per warp of the exact race (32..=1024; 0 = 64).
+    /// Candidate queue entries per warp of the exact race (32..=1024; 0 =
+    /// 64). The queues take 16 bytes an entry and must fit in
+    /// [`PASS_SMEM_MAX`] bytes a block (at 256 threads, at most 368 entries).
     pub queue_cap: u32,
     /// Always use the generic pass kernel (the specialized one is otherwise
     /// taken for batches without bias whose racing rows all use `exact`).
