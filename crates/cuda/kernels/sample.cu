@@ -529,9 +529,10 @@ __device__ __forceinline__ void tr_flush(const WarpQueue& q, u32& qn, double neg
     qn = 0;
 }
 
-// Units (8 elements each) per lane per step of the exact race. 2 puts four
+// Units (8 elements each) per lane per step of the exact race. 2 puts two
 // independent Philox chains in flight per thread, but measured slower on the
-// H200 (B = 1024: 248 us against 229 us with 1; docs/cuda-notes.md, run 3).
+// H200, with the ring too (B = 256: 69.2 us against 51.8 with 1;
+// docs/cuda-notes.md, runs 3, 11 and 14).
 #ifndef TR_UNITS
 #define TR_UNITS 1
 #endif
@@ -606,14 +607,20 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     // NaN-propagating maximum of every a (bad: NaN or +inf; any: > -inf).
     float fm = tr_fninf();
     RawA<DT, BIAS> raw[N];
-    // The staging ring: the lane's unit of slot d at ring + d * Ring<DT>::slot.
-    constexpr int D = STAGED ? TR_RACE_STAGES : 1;
-    static_assert(!STAGED || N == 1, "the ring holds one unit a lane a slot");
+    // The staging ring: a step takes N slots; the lane's unit n of step slot
+    // d is at ring + (d * N + n) * Ring<DT>::slot.
+    constexpr int D = STAGED ? TR_RACE_STAGES / N : 1;
+    static_assert(!STAGED || (TR_RACE_STAGES % N == 0 && TR_RACE_STAGES / N >= 2),
+                  "the ring holds at least two steps of N units");
     const u32 ring = STAGED ? tr_ring_lane<DT>(cap) : 0;
     auto stage = [&](UT s0, int d) {
         // One commit group a step, empty where the step holds no whole unit.
-        const UT u = s0 + lane;
-        if (STAGED && u < whole_hi) tr_ring_put<DT>(ring + (u32)d * Ring<DT>::slot, row, (i64)u);
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            const UT u = s0 + 32 * n + lane;
+            if (STAGED && u < whole_hi)
+                tr_ring_put<DT>(ring + (u32)(d * N + n) * Ring<DT>::slot, row, (i64)u);
+        }
         tr_cp_commit();
     };
     int slot = 0;
@@ -634,7 +641,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 const UT u = u0 + 32 * n + lane;
                 RawA<DT, BIAS> r;
                 if (STAGED && u < whole_hi)
-                    r.x = tr_ring_get<DT>(ring + (u32)slot * Ring<DT>::slot);
+                    r.x = tr_ring_get<DT>(ring + (u32)(slot * N + n) * Ring<DT>::slot);
                 else
                     r = fetch(u);
                 tr_convert_a<DT, BIAS>(r, a[n]);
