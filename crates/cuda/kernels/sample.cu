@@ -557,6 +557,45 @@ __device__ __forceinline__ void tr_flush(const WarpQueue& q, u32& qn, double neg
 #endif
 template <bool W> struct UnitIdx { typedef u32 T; };
 template <> struct UnitIdx<true> { typedef i64 T; };
+// 1: a step computes the lead blocks of the next step before it tests its
+// own units, so the warp has two independent chains in flight (the Philox
+// rounds of step s + 1 and the tests of step s, whose shuffle, compare and
+// vote end in a branch) with no more code a step than one unit's. 0: a step
+// computes its own lead blocks first (a timing knob).
+#ifndef TR_RACE_PIPE
+#define TR_RACE_PIPE 1
+#endif
+
+// The largest of a unit's eight logits as binary32, NaN if one is NaN (its
+// other values do not matter then): NaN-propagating maxima as a tree, on the
+// 16-bit pairs of bf16 and f16 units (max.NaN.bf16x2 / f16x2: exact, as the
+// conversion is) before one conversion of the two halves.
+__device__ __forceinline__ u32 tr_max_nan_x2(int dt, u32 x, u32 y) {
+    u32 r;
+    if (dt == 1)
+        asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y));
+    else
+        asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y));
+    return r;
+}
+template <int DT> __device__ __forceinline__ float tr_unit_max(const Raw8& r) {
+    if (DT == 0) {
+        const float m0 = tr_fmax_nan(__uint_as_float(r.v0.x), __uint_as_float(r.v0.y));
+        const float m1 = tr_fmax_nan(__uint_as_float(r.v0.z), __uint_as_float(r.v0.w));
+        const float m2 = tr_fmax_nan(__uint_as_float(r.v1.x), __uint_as_float(r.v1.y));
+        const float m3 = tr_fmax_nan(__uint_as_float(r.v1.z), __uint_as_float(r.v1.w));
+        return tr_fmax_nan(tr_fmax_nan(m0, m1), tr_fmax_nan(m2, m3));
+    } else {
+        const u32 m = tr_max_nan_x2(DT, tr_max_nan_x2(DT, r.v0.x, r.v0.y),
+                                    tr_max_nan_x2(DT, r.v0.z, r.v0.w));
+        float x[8];
+        Raw8 h;
+        h.v0 = make_uint4(m, 0, 0, 0);
+        h.v1 = make_uint4(0, 0, 0, 0);
+        tr_convert8<DT>(h, x);
+        return tr_fmax_nan(x[0], x[1]);
+    }
+}
 
 template <int DT, bool BIAS, bool STAGED>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
@@ -631,8 +670,17 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #pragma unroll
         for (int n = 0; n < N; n++) raw[n] = fetch(u0 + 32 * n + lane);
     }
+    // One lead block a unit: element 8u + 2j + h takes half h of word j
+    // (NOISE.md §4.1), used as its prefix (lead(n, k), computed where needed).
+    auto leads = [&](UT s0, uint4 lw[N]) {
+#pragma unroll
+        for (int n = 0; n < N; n++) lw[n] = tr_block(seed, (u32)(s0 + 32 * n + lane), pos, TR_TAG_EXACT_LEAD);
+    };
+    uint4 lw_next[N];
+    if (TR_RACE_PIPE) leads(u0, lw_next);
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
+        Raw8 rx[N];
         if (STAGED) {
             // This step's copies are done once at most D - 2 groups are pending.
             tr_cp_wait<(D >= 2 ? D - 2 : 0)>();
@@ -644,6 +692,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                     r.x = tr_ring_get<DT>(ring + (u32)(slot * N + n) * Ring<DT>::slot);
                 else
                     r = fetch(u);
+                rx[n] = r.x;
                 tr_convert_a<DT, BIAS>(r, a[n]);
             }
             // Refill the slot the previous step read (its values are used
@@ -652,7 +701,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             slot = (slot == D - 1) ? 0 : slot + 1;
         } else {
 #pragma unroll
-            for (int n = 0; n < N; n++) tr_convert_a<DT, BIAS>(raw[n], a[n]);
+            for (int n = 0; n < N; n++) {
+                rx[n] = raw[n].x;
+                tr_convert_a<DT, BIAS>(raw[n], a[n]);
+            }
             if (u0 + step < unit_hi) {
                 // Issue the next step's loads now; they complete while this one
                 // computes (two steps ahead measured no faster, run 11).
@@ -660,11 +712,16 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 for (int n = 0; n < N; n++) raw[n] = fetch(u0 + step + 32 * n + lane);
             }
         }
-        // One lead block a unit: element 8u + 2j + h takes half h of word j
-        // (NOISE.md §4.1), used as its prefix (lead(n, k), computed where needed).
         uint4 lw[N];
+        if (TR_RACE_PIPE) {
+            // This step's blocks came from the step before; the next step's
+            // are computed now (past the chunk on the last step: unused).
 #pragma unroll
-        for (int n = 0; n < N; n++) lw[n] = tr_block(seed, (u32)(u0 + 32 * n + lane), pos, TR_TAG_EXACT_LEAD);
+            for (int n = 0; n < N; n++) lw[n] = lw_next[n];
+            leads(u0 + step, lw_next);
+        } else {
+            leads(u0, lw);
+        }
         auto lead = [&](int n, int k) -> u32 { return tr_lead_prefix(lw[n], (u32)k); };
         bool anyc = false;
         if (UNIT_TEST) {
@@ -672,12 +729,12 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             // the cutoff of their smallest lead. Cutoffs do not decrease with
             // the lead class, so an element that passes its own test passes
             // this one; the elements' tests run only where it passes.
-            float um = (float)a[0][0];
-            u32 lm2 = 0xffffffffu;  // the smallest leads, two 16-bit lanes
+            float um = tr_unit_max<DT>(rx[0]);
+            // The smallest leads, two 16-bit lanes.
+            u32 lm2 = __vminu2(__vminu2(lw[0].x, lw[0].y), __vminu2(lw[0].z, lw[0].w));
 #pragma unroll
-            for (int n = 0; n < N; n++) {
-#pragma unroll
-                for (int k = (n == 0 ? 1 : 0); k < 8; k++) um = tr_fmax_nan(um, (float)a[n][k]);
+            for (int n = 1; n < N; n++) {
+                um = tr_fmax_nan(um, tr_unit_max<DT>(rx[n]));
                 lm2 = __vminu2(lm2, __vminu2(__vminu2(lw[n].x, lw[n].y), __vminu2(lw[n].z, lw[n].w)));
             }
             fm = tr_fmax_nan(fm, um);
