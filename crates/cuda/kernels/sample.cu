@@ -565,6 +565,25 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 #ifndef TR_RACE_PIPE
 #define TR_RACE_PIPE 1
 #endif
+// 1: a pilot threshold before the first step, in the builds whose PILOT
+// template argument is true. Each lane takes the largest logit of its first
+// unit (the first of equal ones) with the upper bound of its lead, a lower
+// bound of that element's score, and the warp's largest raises thr; the
+// first step then has the few elements that can beat it as candidates, where
+// with thr = -inf all 256 are. Measured on the H200 (docs/cuda-notes.md, run
+// 15): plain B = 1 / 8 / 64 15.4 / 19.4 / 30.1 -> 14.4 / 18.0 / 27.9 us in
+// tr_fast_*, but B = 1024 144.3 -> 148.0 in tr_fast_wide_*, which therefore
+// go without (TR_FAST_WIDE_PILOT), as the generic and fused builds do (not
+// measured with it). 0: no pilot in any build (a timing knob).
+#ifndef TR_RACE_PILOT
+#define TR_RACE_PILOT 1
+#endif
+#ifndef TR_FAST_PILOT
+#define TR_FAST_PILOT true
+#endif
+#ifndef TR_FAST_WIDE_PILOT
+#define TR_FAST_WIDE_PILOT false
+#endif
 
 // The largest of a unit's eight logits as binary32, NaN if one is NaN (its
 // other values do not matter then): NaN-propagating maxima as a tree, on the
@@ -597,7 +616,7 @@ template <int DT> __device__ __forceinline__ float tr_unit_max(const Raw8& r) {
     }
 }
 
-template <int DT, bool BIAS, bool STAGED>
+template <int DT, bool BIAS, bool STAGED, bool PILOT>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
                               double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc) {
@@ -678,6 +697,31 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     };
     uint4 lw_next[N];
     if (TR_RACE_PIPE) leads(u0, lw_next);
+    if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS && u0 < unit_hi) {
+        // The first step's unit n = 0, as the loop will read it (its copy
+        // is waited for here, so the loop's first wait returns at once).
+        const UT u = u0 + lane;
+        Raw8 r0;
+        if (STAGED && u < whole_hi) {
+            tr_cp_wait<(D >= 2 ? D - 2 : 0)>();
+            r0 = tr_ring_get<DT>(ring);
+        } else {
+            r0 = STAGED ? fetch(u).x : raw[0].x;
+        }
+        float x[8];
+        tr_convert8<DT>(r0, x);
+        const float um = tr_unit_max<DT>(r0);
+        double lo = tr_ninf();
+        if (um > tr_fninf() && um < tr_finf()) {
+            u32 k = 7;
+#pragma unroll
+            for (int j = 6; j >= 0; j--) k = (x[j] == um) ? (u32)j : k;
+            const double av = (double)x[k];
+            if (tr_keeps(av, (u32)(u * 8) + k, cut_a, cut_i))
+                lo = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lw_next[0], k)), av);
+        }
+        raise(tr_warp_max(lo));
+    }
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
         Raw8 rx[N];
@@ -2041,7 +2085,7 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
-template <int DT, bool FAST, bool FUSED, bool STAGE>
+template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT>
 __device__ void tr_pass(const SampleArgs& A) {
     typedef typename Elem<DT>::T ET;
     __shared__ u64 s_thr;
@@ -2108,11 +2152,11 @@ __device__ void tr_pass(const SampleArgs& A) {
         else if (!race)
             tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
         else if (STAGE && TR_RACE_STAGES > 0 && A.race_stages && al)
-            tr_race_exact<DT, false, (STAGE && TR_RACE_STAGES > 0)>(xrow, brow, al, bal, A.vocab, lo,
+            tr_race_exact<DT, false, (STAGE && TR_RACE_STAGES > 0), PILOT>(xrow, brow, al, bal, A.vocab, lo,
                                                                     hi, neg_t, seed, pos, cut_a, cut_i,
                                                                     A.queue_cap, &s_thr, acc);
         else
-            tr_race_exact<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
+            tr_race_exact<DT, false, false, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
                                             cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else if (!race) {
         if (brow)
@@ -2121,10 +2165,10 @@ __device__ void tr_pass(const SampleArgs& A) {
             tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
     } else if (profile == TR_PROFILE_EXACT) {
         if (brow)
-            tr_race_exact<DT, true, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
+            tr_race_exact<DT, true, false, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
                                            cut_a, cut_i, A.queue_cap, &s_thr, acc);
         else
-            tr_race_exact<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
+            tr_race_exact<DT, false, false, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
                                             cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else {
         if (brow)
@@ -2240,21 +2284,21 @@ __device__ void tr_pass(const SampleArgs& A) {
     tr_phase_print();
 }
 
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true, false>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true, false>(A); }
-extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true, false>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true, false, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true, false, false>(A); }
+extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true, false, false>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }
 
 // ---- sparse bias rows expanded to dense rows ----
 extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {
