@@ -571,10 +571,12 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // bound of that element's score, and the warp's largest raises thr; the
 // first step then has the few elements that can beat it as candidates, where
 // with thr = -inf all 256 are. Measured on the H200 (docs/cuda-notes.md, run
-// 15): plain B = 1 / 8 / 64 15.4 / 19.4 / 30.1 -> 14.4 / 18.0 / 27.9 us in
-// tr_fast_*, but B = 1024 144.3 -> 148.0 in tr_fast_wide_*, which therefore
-// go without (TR_FAST_WIDE_PILOT), as the generic and fused builds do (not
-// measured with it). 0: no pilot in any build (a timing knob).
+// 15, items 5 and 7): in tr_fast_* no slower at B <= 256 (a first call put
+// B = 1 / 8 / 64 at 15.4 / 19.4 / 30.1 -> 14.4 / 18.0 / 27.9 us, but a
+// control with the same build timed twice spread by as much), and ptxas no
+// longer spills in that loop; in tr_fast_wide_* B = 1024 144.3 -> 148.0,
+// so they go without (TR_FAST_WIDE_PILOT), as the generic and fused builds
+// do (not measured with it). 0: no pilot in any build (a timing knob).
 #ifndef TR_RACE_PILOT
 #define TR_RACE_PILOT 1
 #endif
