@@ -713,16 +713,16 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         float x[8];
         tr_convert8<DT>(r0, x);
         const float um = tr_unit_max<DT>(r0);
-        double lo = tr_ninf();
+        double pilot = tr_ninf();
         if (um > tr_fninf() && um < tr_finf()) {
             u32 k = 7;
 #pragma unroll
             for (int j = 6; j >= 0; j--) k = (x[j] == um) ? (u32)j : k;
             const double av = (double)x[k];
             if (tr_keeps(av, (u32)(u * 8) + k, cut_a, cut_i))
-                lo = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lw_next[0], k)), av);
+                pilot = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lw_next[0], k)), av);
         }
-        raise(tr_warp_max(lo));
+        raise(tr_warp_max(pilot));
     }
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
