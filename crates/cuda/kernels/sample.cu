@@ -574,9 +574,10 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // 15, items 5 and 7): in tr_fast_* no slower at B <= 256 (a first call put
 // B = 1 / 8 / 64 at 15.4 / 19.4 / 30.1 -> 14.4 / 18.0 / 27.9 us, but a
 // control with the same build timed twice spread by as much), and ptxas no
-// longer spills in that loop; in tr_fast_wide_* B = 1024 144.3 -> 148.0,
-// so they go without (TR_FAST_WIDE_PILOT), as the generic and fused builds
-// do (not measured with it). 0: no pilot in any build (a timing knob).
+// longer spills in the loop of tr_fast_bf16 and _f16; in tr_fast_wide_* B =
+// 1024 144.3 -> 148.0, so they go without (TR_FAST_WIDE_PILOT), as the
+// generic and fused builds do (not measured with it). 0: no pilot in any
+// build (a timing knob).
 #ifndef TR_RACE_PILOT
 #define TR_RACE_PILOT 1
 #endif
