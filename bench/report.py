@@ -7,7 +7,11 @@
 TAILRACE.json (written by `tailrace-cuda-check --out`; the format is not final). Accepted:
   {"timings": [{"profile": "exact"|"f64"|"f32"|"triton", "mode": "plain"|"top_k50"|"top_p0.9"|
                "top_k50_top_p0.9"|"min_p0.05"|"greedy", "vocab": V, "batch": B, "median_us": t,
-               optional "dtype": "bf16"|"f32", "graph": true}, ...]}
+               optional "dtype": "bf16"|"f32", "graph": true, "queued": true, "host_ahead": bool}, ...]}
+  "queued" records time the same call with the calls queued back to back (no host synchronization
+  between them), as bench/baselines.py's eager loop times the baselines; the others time each call
+  from an idle stream, host submission included. "host_ahead": false marks a queued record whose
+  host fell behind the GPU (its time then includes submission gaps).
   and, leniently, the check's current timing block: a list "configs" (anywhere in the
   document) of {"name": "exact T=1"|"top-k 50"|..., "dtype": "Bf16", "vocab", "rows", "median_us"}.
 
@@ -121,7 +125,8 @@ def load_tailrace(path):
             try:
                 rec = {"profile": str(t["profile"]), "mode": str(t["mode"]), "vocab": int(t["vocab"]),
                        "batch": int(t.get("batch", t.get("rows"))), "median_us": float(t["median_us"]),
-                       "dtype": norm_dtype(t.get("dtype")), "graph": bool(t.get("graph", False))}
+                       "dtype": norm_dtype(t.get("dtype")), "graph": bool(t.get("graph", False)),
+                       "queued": bool(t.get("queued", False)), "host_ahead": bool(t.get("host_ahead", True))}
             except (KeyError, TypeError, ValueError) as ex:
                 warnings.append("timings[%d] skipped: %r" % (i, ex))
                 continue
@@ -138,12 +143,13 @@ def load_tailrace(path):
             warnings.append("configs[%d]: unknown name %r skipped" % (i, c.get("name")))
             continue
         recs.append({"profile": pm[0], "mode": pm[1], "vocab": int(c["vocab"]), "batch": int(c["rows"]),
-                     "median_us": float(c["median_us"]), "dtype": norm_dtype(c.get("dtype")), "graph": False})
+                     "median_us": float(c["median_us"]), "dtype": norm_dtype(c.get("dtype")), "graph": False,
+                     "queued": False, "host_ahead": True})
     if isinstance(doc, dict):
         g = _find_key(doc, "graph_replay_b1_us")
         if g is not None:
             recs.append({"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": float(g),
-                         "dtype": "bf16", "graph": True})
+                         "dtype": "bf16", "graph": True, "queued": False, "host_ahead": True})
     return recs, warnings, doc if isinstance(doc, dict) else {}
 
 
@@ -237,7 +243,7 @@ def main():
 
     rows = []
     for t in sorted(trs, key=lambda r: (r["vocab"], r["batch"], MODES.index(r["mode"]) if r["mode"] in MODES else 99,
-                                         r["profile"], r["graph"])):
+                                         r["profile"], r["graph"], r["queued"])):
         v, b = t["vocab"], t["batch"]
         n = v * b
         comps = []
@@ -310,7 +316,9 @@ def main():
     md.append("- ratio = tailrace / reference: below 1 tailrace is faster; for a floor, how many times the floor.")
     # Compact views: the profiles side by side, and each mode against plain sampling.
     by = {(r["profile"], r["mode"], r["vocab"], r["batch"]): r["median_us"]
-          for r in rows if not r["graph"] and r["dtype"] == "bf16"}
+          for r in rows if not r["graph"] and not r["queued"] and r["dtype"] == "bf16"}
+    byq = {(r["profile"], r["mode"], r["vocab"], r["batch"]): r
+           for r in rows if r["queued"] and not r["graph"] and r["dtype"] == "bf16"}
     shapes = sorted({(k[2], k[3]) for k in by})
     modes = [m for m in MODES if any(k[1] == m for k in by)]
     profs = [p for p in ("exact", "f64", "f32", "triton") if any(k[0] == p for k in by)]
@@ -346,6 +354,22 @@ def main():
                 t = by.get(("exact", m, v, b))
                 cells.append("-" if t is None else "%s (%s)" % (fmt(t), fmt_ratio(t / base)))
             md.append("| %d | %d | %s | %s |" % (v, b, fmt(base), " | ".join(cells)))
+    if byq:
+        md.append("")
+        md.append("## Per call and queued (bf16, us; queued / per call)")
+        md.append("")
+        md.append("Per call: each call timed from an idle stream, the host's submission included. Queued: the "
+                  "calls back to back behind a GPU delay, as the baselines' eager loop runs (device time of the "
+                  "launches). \"host behind\": the host did not stay ahead, that queued time includes gaps.")
+        md.append("")
+        md.append("| profile | mode | V | B | per call | queued | queued / per call |")
+        md.append("|---|---|---|---|---|---|---|")
+        for k in sorted(byq, key=lambda k: (k[2], k[3], MODES.index(k[1]) if k[1] in MODES else 99, k[0])):
+            q = byq[k]
+            e = by.get(k)
+            md.append("| %s | %s | %d | %d | %s | %s%s | %s |" % (
+                k[0], k[1], k[2], k[3], fmt(e), fmt(q["median_us"]), "" if q["host_ahead"] else " (host behind)",
+                fmt_ratio(q["median_us"] / e) if e else "-"))
     md.append("")
     md.append("## Every record against every reference")
     md.append("")
@@ -353,6 +377,8 @@ def main():
     md.append("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         tag = " (graph)" if r["graph"] else ""
+        if r["queued"]:
+            tag += " (queued)" if r["host_ahead"] else " (queued, host behind)"
         dt = "" if r["dtype"] == "bf16" else " [%s]" % r["dtype"]
         for c in r["comparisons"]:
             md.append("| %s | %s | %d | %d | %s%s%s | %s | %s | %s | %s |" % (

@@ -22,6 +22,11 @@ TIMINGS = [
     {"profile": "exact", "mode": "top_k50_top_p0.9", "vocab": 131072, "batch": 1024, "median_us": 300.0},
     {"profile": "exact", "mode": "greedy", "vocab": 131072, "batch": 1024, "median_us": 100.0},
     {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 12.0, "graph": True},
+    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 15.0},
+    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 10.0, "queued": True,
+     "host_ahead": True},
+    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1024, "median_us": 190.0, "queued": True,
+     "host_ahead": False},
 ]
 
 
@@ -46,9 +51,10 @@ class ReportTest(unittest.TestCase):
         with open(BASELINES) as f:
             cls.base = json.load(f)
 
-    def row(self, profile, mode, vocab, batch, graph=False):
-        hits = [r for r in self.js["rows"] if (r["profile"], r["mode"], r["vocab"], r["batch"], r["graph"]) ==
-                (profile, mode, vocab, batch, graph)]
+    def row(self, profile, mode, vocab, batch, graph=False, queued=False):
+        hits = [r for r in self.js["rows"]
+                if (r["profile"], r["mode"], r["vocab"], r["batch"], r["graph"], r["queued"]) ==
+                (profile, mode, vocab, batch, graph, queued)]
         self.assertEqual(len(hits), 1)
         return hits[0]
 
@@ -108,6 +114,23 @@ class ReportTest(unittest.TestCase):
         r = self.row("exact", "plain", 131072, 1, graph=True)
         self.assertEqual(r["median_us"], 12.0)
         self.assertIn("12.0 (graph)", self.md)
+
+    def test_queued_records_are_kept_apart_and_compared(self):
+        q = self.row("exact", "plain", 131072, 1, queued=True)
+        self.assertEqual(q["median_us"], 10.0)
+        # The per-call table keeps the per-call time: exact / f32 at B = 1024 stays 200 / 400.
+        self.assertIn("| plain | 131072 | 1024 | 200 | 400 | 0.50 |", self.md)
+        # Per call and queued side by side: 10 / 15 at B = 1, 190 / 200 at B = 1024 with the host behind.
+        self.assertIn("| exact | plain | 131072 | 1 | 15.0 | 10.0 | 0.67 |", self.md)
+        self.assertIn("| exact | plain | 131072 | 1024 | 200 | 190 (host behind) | 0.95 |", self.md)
+        self.assertIn("10.0 (queued) | memory floor", self.md)
+        self.assertIn("190 (queued, host behind) | memory floor", self.md)
+        # A queued record is compared with the baselines like the others.
+        b = [x for x in self.base["results"] if x["name"] == "torch_race_f32" and x["vocab"] == 131072
+             and x["batch"] == 1024][0]
+        ref = min(v for v in (b.get("median_us"), b.get("graph_median_us")) if v is not None)
+        c = self.comparison(self.row("exact", "plain", 131072, 1024, queued=True), "torch_race_f32")
+        self.assertAlmostEqual(c["ratio"], 190.0 / ref)
 
 
 if __name__ == "__main__":

@@ -1150,6 +1150,16 @@ struct Timing {
     p90_us: f64,
     floor_us: f64,
     ratio_to_floor: f64,
+    /// The same call timed with the calls queued back to back (no host
+    /// synchronization between them, a GPU delay in front so the host is
+    /// ahead): the device time of the sampler's launches without the host's
+    /// submission latency, as the baselines' eager loop times theirs.
+    queued_median_us: f64,
+    queued_p10_us: f64,
+    queued_p90_us: f64,
+    /// Whether every queued call was on the stream before the first ran
+    /// (false: the host fell behind and the queued figures include gaps).
+    queued_host_ahead: bool,
 }
 
 fn measure_copy_bandwidth(sampler: &Sampler) -> Result<f64> {
@@ -1187,7 +1197,15 @@ struct Pool {
     ptr: u64,
     bytes: usize,
     filled: Option<Dtype>,
+    /// Scratch whose zero fill delays the stream while the host queues the
+    /// calls of a queued timing.
+    delay: cudarc::driver::CudaSlice<u8>,
+    /// Time of one zero fill of `delay`, us.
+    delay_us: f64,
 }
+
+/// Bytes of the queued timing's delay buffer.
+const DELAY_BYTES: usize = 256 << 20;
 
 /// The copy bandwidth (logged) and a 4 GiB pool of logits, far larger than
 /// the L2, for the timings to rotate through.
@@ -1204,6 +1222,18 @@ fn timing_setup(sampler: &Sampler) -> Result<(f64, Pool)> {
         use cudarc::driver::DevicePtr;
         buf.device_ptr(&stream).0
     };
+    let mut delay = stream.alloc_zeros::<u8>(DELAY_BYTES)?;
+    let ctx = sampler.context();
+    let e0 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let e1 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    let mut delay_us = f64::MAX;
+    for _ in 0..3 {
+        e0.record(&stream)?;
+        stream.memset_zeros(&mut delay)?;
+        e1.record(&stream)?;
+        e1.synchronize()?;
+        delay_us = delay_us.min(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
+    }
     Ok((
         bw,
         Pool {
@@ -1211,8 +1241,15 @@ fn timing_setup(sampler: &Sampler) -> Result<(f64, Pool)> {
             ptr,
             bytes: pool_elems * 4,
             filled: None,
+            delay,
+            delay_us,
         },
     ))
+}
+
+/// The `f` quantile of sorted times (nearest rank).
+fn quantile(sorted: &[f64], f: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * f).round() as usize]
 }
 
 fn time_cfg(
@@ -1250,34 +1287,68 @@ fn time_cfg(
     let e1 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
     let batch_bytes = cfg.rows * cfg.vocab * cfg.dtype.size();
     let slots = (pool.bytes / batch_bytes).max(1);
-    let mut times = Vec::with_capacity(cli.iters);
-    for it in 0..cli.iters + 10 {
+    let base = pool.ptr;
+    let logits_at = |it: usize| {
         let off = ((it * 7919) % slots) * batch_bytes;
         // SAFETY: the slot lies inside the pool, which outlives the queued work.
-        let logits = unsafe {
-            DeviceLogits::from_raw(
-                pool.ptr + off as u64,
-                cfg.dtype,
-                cfg.rows,
-                cfg.vocab,
-                cfg.vocab,
-            )
-        }?;
+        unsafe {
+            DeviceLogits::from_raw(base + off as u64, cfg.dtype, cfg.rows, cfg.vocab, cfg.vocab)
+        }
+    };
+    // Per call: the stream is idle at each start, so a time includes the
+    // host's submission of the call.
+    let mut times = Vec::with_capacity(cli.iters);
+    let mut host_s = 0.0;
+    for it in 0..cli.iters + 10 {
+        let logits = logits_at(it)?;
+        let t = std::time::Instant::now();
         e0.record(&stream)?;
         sampler.sample(&logits, &params, &mut out, &cfg.opts)?;
         e1.record(&stream)?;
+        host_s += t.elapsed().as_secs_f64();
         e1.synchronize()?;
         if it >= 10 {
             times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
         }
     }
+    // Queued: zero fills that keep the stream busy for twice the host's time
+    // to queue every call (its time a call above), then the calls back to
+    // back, each between its own events. `host_ahead` says whether the fills
+    // were still running when the last call was queued.
+    let per_call_us = host_s * 1e6 / (cli.iters + 10) as f64;
+    let fills =
+        ((2.0 * cli.iters as f64 * per_call_us / pool.delay_us).ceil() as usize).clamp(1, 64);
+    let pairs = (0..cli.iters)
+        .map(|_| -> Result<_> {
+            let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+            Ok((ctx.new_event(flag)?, ctx.new_event(flag)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for _ in 0..fills {
+        stream.memset_zeros(&mut pool.delay)?;
+    }
+    let gate = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    gate.record(&stream)?;
+    for (it, (q0, q1)) in pairs.iter().enumerate() {
+        let logits = logits_at(cli.iters + 10 + it)?;
+        q0.record(&stream)?;
+        sampler.sample(&logits, &params, &mut out, &cfg.opts)?;
+        q1.record(&stream)?;
+    }
+    let host_ahead = !gate.try_is_complete()?;
+    stream.synchronize()?;
+    let mut queued = pairs
+        .iter()
+        .map(|(q0, q1)| Ok(f64::from(q0.elapsed_ms(q1)?) * 1e3))
+        .collect::<Result<Vec<f64>>>()?;
+    queued.sort_by(|a, b| a.total_cmp(b));
     let got = out.download(&stream)?; // surfaces any kernel fault
     let ok_rows = got
         .iter()
         .filter(|o| o.status == tailrace_model::RowStatus::Ok)
         .count();
     times.sort_by(|a, b| a.total_cmp(b));
-    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
+    let q = |f: f64| quantile(&times, f);
     let floor = batch_bytes as f64 / bw * 1e6;
     let t = Timing {
         name: cfg.name.clone(),
@@ -1289,10 +1360,16 @@ fn time_cfg(
         p90_us: q(0.9),
         floor_us: floor,
         ratio_to_floor: q(0.5) / floor,
+        queued_median_us: quantile(&queued, 0.5),
+        queued_p10_us: quantile(&queued, 0.1),
+        queued_p90_us: quantile(&queued, 0.9),
+        queued_host_ahead: host_ahead,
     };
     log(format!(
-        "  {:44} {:5} V={:6} B={:5}: median {:9.1} us (p10 {:.1}, p90 {:.1}), floor {:.1} us, x{:.2} [{ok_rows} ok rows]",
-        t.name, t.dtype, t.vocab, t.rows, t.median_us, t.p10_us, t.p90_us, t.floor_us, t.ratio_to_floor
+        "  {:44} {:5} V={:6} B={:5}: median {:9.1} us (p10 {:.1}, p90 {:.1}), floor {:.1} us, x{:.2}; queued {:.1} (p10 {:.1}, p90 {:.1}){} [{ok_rows} ok rows]",
+        t.name, t.dtype, t.vocab, t.rows, t.median_us, t.p10_us, t.p90_us, t.floor_us, t.ratio_to_floor,
+        t.queued_median_us, t.queued_p10_us, t.queued_p90_us,
+        if host_ahead { "" } else { " HOST BEHIND" }
     ));
     Ok(t)
 }
@@ -1399,11 +1476,18 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             (64, 6),
             (128, 2),
             (128, 3),
+            (64, 12),
+            (64, 18),
             (256, 1),
             (256, 2),
             (256, 3),
+            (256, 6),
             (1024, 1),
             (1024, 2),
+            (1024, 3),
+            (1024, 4),
+            (1024, 5),
+            (1024, 6),
         ];
         let top_k = RawParams { top_k: 50, ..plain };
         cfgs.extend(chunked(
@@ -1423,10 +1507,27 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             top_p: 0.9,
             ..plain
         };
+        // B = 1 with one unit a thread in blocks of other sizes.
+        for (bt, bpr) in [(64u32, 256u32), (128, 128), (512, 32)] {
+            cfgs.push(bf16(
+                &format!("exact T=1, block {bt}, {bpr} blocks/row (sweep)"),
+                1,
+                plain,
+                LaunchOptions {
+                    block_threads: bt,
+                    blocks_per_row: bpr,
+                    ..d
+                },
+            ));
+        }
         cfgs.extend(chunked(
             "sweep",
             &small,
-            &[("top-k 50", top_k), ("top-k 50 + top-p 0.9", top_kp)],
+            &[
+                ("exact T=1", plain),
+                ("top-k 50", top_k),
+                ("top-k 50 + top-p 0.9", top_kp),
+            ],
         ));
     }
     for rows in [1usize, 8, 64, 1024] {
@@ -1624,11 +1725,11 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         "  graph replay exact T=1 bf16 V=131072 B=1: median {graph_b1:.1} us"
     ));
     let mut table = String::from(
-        "| config | dtype | V | B | median us | p10 | p90 | floor us | x floor |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| config | dtype | V | B | median us | p10 | p90 | floor us | x floor | queued us | p10 | p90 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for t in results.iter().chain(&variants) {
         table.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |\n",
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1}{} | {:.1} | {:.1} |\n",
             t.name,
             t.dtype,
             t.vocab,
@@ -1637,11 +1738,15 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             t.p10_us,
             t.p90_us,
             t.floor_us,
-            t.ratio_to_floor
+            t.ratio_to_floor,
+            t.queued_median_us,
+            if t.queued_host_ahead { "" } else { " (host behind)" },
+            t.queued_p10_us,
+            t.queued_p90_us,
         ));
     }
     table.push_str(&format!(
-        "| exact T=1, CUDA graph replay | Bf16 | 131072 | 1 | {graph_b1:.1} | | | | |\n"
+        "| exact T=1, CUDA graph replay | Bf16 | 131072 | 1 | {graph_b1:.1} | | | | | | | |\n"
     ));
     table.push_str(&format!(
         "copy bandwidth (read + write): {:.2} TB/s\n",
@@ -1729,11 +1834,20 @@ fn grid(
                         opts: LaunchOptions::default(),
                     };
                     match time_cfg(sampler, &mut pool, &c, cli, bw, &mut rng) {
-                        Ok(t) => records.push(json!({
-                            "profile": p.name(), "mode": m, "vocab": vocab, "batch": rows,
-                            "dtype": "bf16", "median_us": t.median_us, "p10_us": t.p10_us,
-                            "p90_us": t.p90_us, "floor_us": t.floor_us, "iters": cli.iters,
-                        })),
+                        Ok(t) => {
+                            records.push(json!({
+                                "profile": p.name(), "mode": m, "vocab": vocab, "batch": rows,
+                                "dtype": "bf16", "median_us": t.median_us, "p10_us": t.p10_us,
+                                "p90_us": t.p90_us, "floor_us": t.floor_us, "iters": cli.iters,
+                            }));
+                            records.push(json!({
+                                "profile": p.name(), "mode": m, "vocab": vocab, "batch": rows,
+                                "dtype": "bf16", "median_us": t.queued_median_us,
+                                "p10_us": t.queued_p10_us, "p90_us": t.queued_p90_us,
+                                "floor_us": t.floor_us, "iters": cli.iters, "queued": true,
+                                "host_ahead": t.queued_host_ahead,
+                            }));
+                        }
                         Err(e) => {
                             failed += 1;
                             log(format!(
