@@ -2149,18 +2149,21 @@ __device__ void tr_pass(const SampleArgs& A) {
                          A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX, list_n,
                          list_lo, acc);
     } else if (FAST) {
-        if (!race && ((TR_SCAN_STAGED_DT >> DT) & 1) && STAGE && TR_RACE_STAGES > 0 && A.race_stages && al)
-            tr_scan<DT, false, (((TR_SCAN_STAGED_DT >> DT) & 1) && STAGE && TR_RACE_STAGES > 0)>(
-                xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
+        // The staging ring where this build has it (RACE_RING, for the scan
+        // SCAN_RING), the host allocated it for this launch and the row is
+        // 16-byte aligned; other rows load in registers.
+        constexpr bool RACE_RING = STAGE && TR_RACE_STAGES > 0;
+        constexpr bool SCAN_RING = RACE_RING && ((TR_SCAN_STAGED_DT >> DT) & 1);
+        if (!race && SCAN_RING && A.race_stages && al)
+            tr_scan<DT, false, SCAN_RING>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
         else if (!race)
             tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
-        else if (STAGE && TR_RACE_STAGES > 0 && A.race_stages && al)
-            tr_race_exact<DT, false, (STAGE && TR_RACE_STAGES > 0), PILOT>(xrow, brow, al, bal, A.vocab, lo,
-                                                                    hi, neg_t, seed, pos, cut_a, cut_i,
-                                                                    A.queue_cap, &s_thr, acc);
+        else if (RACE_RING && A.race_stages && al)
+            tr_race_exact<DT, false, RACE_RING, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed,
+                                                       pos, cut_a, cut_i, A.queue_cap, &s_thr, acc);
         else
             tr_race_exact<DT, false, false, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
-                                            cut_a, cut_i, A.queue_cap, &s_thr, acc);
+                                                   cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else if (!race) {
         if (brow)
             tr_scan<DT, true, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
