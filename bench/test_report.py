@@ -133,5 +133,67 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(c["ratio"], 190.0 / ref)
 
 
+class TargetsTest(unittest.TestCase):
+    """bench/targets.py on the report above: each value recomputed here from the inputs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        run_report(cls.tmp.name)
+        cls.js = os.path.join(cls.tmp.name, "report.json")
+        with open(BASELINES) as f:
+            cls.base = json.load(f)
+
+    def targets(self, timing):
+        out = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), self.js, "--timing", timing,
+                              "--json"], check=True, capture_output=True, text=True).stdout
+        return {t["target"]: t for t in json.loads(out)["timings"][timing]}
+
+    def test_per_call_targets(self):
+        t = self.targets("per-call")
+        bw = self.base["copy_bandwidth"]["bytes_per_s"]
+        floor_us = 131072 * 1024 * 2 / bw * 1e6
+        mem = t["exact plain <= 2x memory floor, B >= 256"]
+        self.assertEqual([v["batch"] for v in mem["values"]], [1024])
+        self.assertAlmostEqual(mem["values"][0]["value"], 200.0 / floor_us)
+        self.assertEqual(mem["verdict"], "met" if 200.0 / floor_us <= 2 else "missed")
+        b1 = t["exact plain <= 12 us at B = 1"]
+        self.assertEqual(b1["values"], [{"batch": 1, "value": 15.0}])
+        self.assertEqual(b1["verdict"], "missed")
+        self.assertEqual(b1["graph_replay_us"], 12.0)
+        fi = t[">= 7x FlashInfer sampling_from_logits at B = 1, >= 5x at B = 1024"]
+        self.assertEqual([(v["batch"], round(v["value"], 6)) for v in fi["values"]],
+                         [(1, round(88.4 / 15.0, 6)), (1024, round(667.2 / 200.0, 6))])
+        self.assertEqual(fi["verdict"], "missed")
+        self.assertEqual(t["exact <= 1.15x f32"]["verdict"], "met")
+        self.assertAlmostEqual(t["exact <= 1.15x f32"]["values"][0]["value"], 0.5)
+        tkp = t["top-k 50 + top-p 0.9 <= 2x plain"]
+        self.assertEqual(tkp["values"], [{"batch": 1024, "value": 1.5}])
+        self.assertEqual(tkp["verdict"], "met")
+        fk = t["top-k 50 + top-p 0.9 >= 3x FlashInfer"]
+        self.assertAlmostEqual(fk["values"][0]["value"], 714.2 / 300.0)
+        self.assertEqual(fk["verdict"], "missed")
+        # No top-p record in the input: the target says so rather than passing.
+        self.assertEqual(t["top-p 0.9 <= 3x plain"]["verdict"], "no records")
+        arg = [x for x in self.base["results"] if x["name"] == "torch_argmax" and x["vocab"] == 131072
+               and x["batch"] == 1024][0]
+        ref = min(v for v in (arg.get("median_us"), arg.get("graph_median_us")) if v is not None)
+        g = t["greedy within 1.2x torch.argmax"]
+        self.assertAlmostEqual(g["values"][0]["value"], 100.0 / ref)
+        self.assertEqual(g["verdict"], "met" if 100.0 / ref <= 1.2 else "missed")
+
+    def test_queued_targets_read_the_queued_records(self):
+        t = self.targets("queued")
+        self.assertEqual(t["exact plain <= 12 us at B = 1"]["values"], [{"batch": 1, "value": 10.0}])
+        self.assertEqual(t["exact plain <= 12 us at B = 1"]["verdict"], "met")
+        fi = t[">= 7x FlashInfer sampling_from_logits at B = 1, >= 5x at B = 1024"]
+        self.assertEqual([v["batch"] for v in fi["values"]], [1, 1024])
+        self.assertAlmostEqual(fi["values"][1]["value"], 667.2 / 190.0)
+        self.assertEqual(fi["verdict"], "met at B = 1; missed at B = 1024")
+        # The queued records hold no f32 or filter-mode record.
+        self.assertEqual(t["exact <= 1.15x f32"]["verdict"], "no records")
+        self.assertEqual(t["top-k 50 + top-p 0.9 <= 2x plain"]["verdict"], "no records")
+
+
 if __name__ == "__main__":
     unittest.main()

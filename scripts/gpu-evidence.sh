@@ -9,7 +9,7 @@
 #   command: bash scripts/gpu-evidence.sh baselines     (torch/Triton baselines, external draws, CPU model vs numpy)
 #   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier on the CUDA backend)
 #   command: bash scripts/gpu-evidence.sh bench         (what `cargo xtask bench` runs: the tailrace
-#            grid, the torch/Triton baselines and the merged report, in one call)
+#            grid, the torch/Triton baselines, the merged report and the targets, in one call)
 # (scripts/device-run.sh runs the CUDA differential check and the kernel timings.)
 # Everything lands in $OUT (at most 8 files come back; logs are tarred).
 set -uo pipefail
@@ -53,8 +53,9 @@ bench)
     timeout 270 python3 bench/baselines.py --out "$out/baselines.json" > $logs/baselines.log 2>&1; echo "baselines exit $?" >> $logs/baselines.log
     python3 bench/report.py --tailrace "$out/tailrace.json" --baselines "$out/baselines.json" \
         --out-md "$out/report.md" --out-json "$out/report.json" > $logs/report.log 2>&1; echo "report exit $?" >> $logs/report.log
+    python3 bench/targets.py "$out/report.json" --out "$out/targets.md" >> $logs/report.log 2>&1; echo "targets exit $?" >> $logs/report.log
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
-    tail -n 5 $logs/grid.log; tail -n 3 $logs/baselines.log; cat $logs/report.log | tail -n 5
+    tail -n 5 $logs/grid.log; tail -n 3 $logs/baselines.log; cat $logs/report.log | tail -n 5; cat "$out/targets.md"
     ;;
 *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -6,8 +6,9 @@
 //!
 //! `cargo xtask bench [--out DIR] [--iters N] [--no-baselines]` times the CUDA
 //! sampler over the benchmark grid (`tailrace-cuda-check grid`), the torch and
-//! Triton baselines (`bench/baselines.py`) in the same call, and merges both
-//! into `report.md`/`report.json` (`bench/report.py`). It needs a GPU.
+//! Triton baselines (`bench/baselines.py`) in the same call, merges both
+//! into `report.md`/`report.json` (`bench/report.py`) and reads the benchmark
+//! issue's targets off it into `targets.md` (`bench/targets.py`). It needs a GPU.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -146,7 +147,19 @@ fn bench(out: &std::path::Path, iters: usize, no_baselines: bool) -> Result<()> 
             .arg("--out-json")
             .arg(out.join("report.json")),
     )?;
-    println!("report: {}", out.join("report.md").display());
+    run_step(
+        "targets (bench/targets.py: the benchmark issue's targets from the report)",
+        std::process::Command::new("python3")
+            .arg("bench/targets.py")
+            .arg(out.join("report.json"))
+            .arg("--out")
+            .arg(out.join("targets.md")),
+    )?;
+    println!(
+        "report: {}, targets: {}",
+        out.join("report.md").display(),
+        out.join("targets.md").display()
+    );
     Ok(())
 }
 

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The benchmark issue's targets, read off a merged report (bench/report.py's JSON).
+
+    python3 bench/targets.py REPORT.json [--timing per-call|queued|both] [--vocab 131072] [--json] [--out FILE]
+
+Each target of the issue (H200, bf16, V = 131072 unless --vocab) is computed from the report's
+records of one timing kind, tailrace's and the references' of the same run:
+
+  per-call  each call timed from an idle stream (the host's submission included; the default)
+  queued    the calls queued back to back (records with "queued": true)
+
+and given a verdict: "met", "missed", or "met at B = ...; missed at B = ..." when it holds for
+some batch sizes only. A target whose records are absent says so ("no records"); nothing is
+reported as met without its numbers. The B = 1 time also shows the CUDA-graph replay when the
+report has one. Markdown (one table per timing kind; by default both, the queued one where the
+report has queued records) on stdout or --out, or JSON with --json.
+"""
+
+import argparse
+import json
+import sys
+
+BATCHES = [1, 8, 64, 256, 1024]
+FILTER_SORT = [("top_k50_top_p0.9", "torch_sort_topk50_topp0.9", "top-k 50 + top-p 0.9"),
+               ("top_k50", "torch_sort_topk50", "top-k 50"),
+               ("top_p0.9", "torch_sort_topp0.9", "top-p 0.9")]
+
+
+def pick(rows, timing):
+    """(profile, mode, vocab, batch) -> row of one timing kind (graph replays apart)."""
+    want_q = timing == "queued"
+    out = {}
+    for r in rows:
+        if r.get("dtype", "bf16") != "bf16" or r.get("graph"):
+            continue
+        if bool(r.get("queued", False)) != want_q:
+            continue
+        out[(r["profile"], r["mode"], r["vocab"], r["batch"])] = r
+    return out
+
+
+def comparison(row, reference):
+    for c in row["comparisons"]:
+        if c["reference"] == reference or (reference.endswith("*") and c["reference"].startswith(reference[:-1])):
+            return c
+    return None
+
+
+def fmt_x(x):
+    return "%.2fx" % x if x < 10 else "%.1fx" % x
+
+
+def verdict(results):
+    """results: [(batch, ok)] -> met / missed / met at B = ...; missed at B = ..."""
+    if not results:
+        return "no records"
+    good = [b for b, ok in results if ok]
+    bad = [b for b, ok in results if not ok]
+    if not bad:
+        return "met"
+    if not good:
+        return "missed"
+    return "met at B = %s; missed at B = %s" % (", ".join(map(str, good)), ", ".join(map(str, bad)))
+
+
+def per_batch(values, fmt):
+    return ", ".join("%s (B = %d)" % (fmt(v), b) for b, v in values) or "-"
+
+
+def targets(rep, timing, vocab):
+    by = pick(rep["rows"], timing)
+    out = []
+
+    def add(name, values, fmt, ok):
+        """values: [(batch, value)] in batch order; ok(batch, value) -> bool."""
+        out.append({"target": name, "values": [{"batch": b, "value": v} for b, v in values],
+                    "measured": per_batch(values, fmt), "verdict": verdict([(b, ok(b, v)) for b, v in values])})
+
+    def series(profile, mode, f, batches=BATCHES):
+        vals = []
+        for b in batches:
+            r = by.get((profile, mode, vocab, b))
+            if r is None:
+                continue
+            v = f(r)
+            if v is not None:
+                vals.append((b, v))
+        return vals
+
+    def ref_ratio(reference):
+        def f(r):
+            c = comparison(r, reference)
+            return None if c is None else c["ratio"]
+        return f
+
+    def ref_speedup(reference):
+        def f(r):
+            c = comparison(r, reference)
+            return None if c is None else c["speedup"]
+        return f
+
+    def over_plain():
+        def f(r):
+            p = by.get(("exact", "plain", r["vocab"], r["batch"]))
+            return None if p is None else r["median_us"] / p["median_us"]
+        return f
+
+    add("exact plain <= 2x memory floor, B >= 256", series("exact", "plain", ref_ratio("memory floor"), [256, 1024]),
+        fmt_x, lambda _b, v: v <= 2.0)
+    b1 = series("exact", "plain", lambda r: r["median_us"], [1])
+    add("exact plain <= 12 us at B = 1", b1, lambda v: "%.1f us" % v, lambda _b, v: v <= 12.0)
+    graph = [r for r in rep["rows"] if r.get("graph") and (r["profile"], r["mode"], r["vocab"], r["batch"]) ==
+             ("exact", "plain", vocab, 1)]
+    if graph:
+        out[-1]["graph_replay_us"] = graph[0]["median_us"]
+        out[-1]["measured"] += "; %.1f us as a CUDA-graph replay" % graph[0]["median_us"]
+    fi = series("exact", "plain", ref_speedup("flashinfer sampling_from_logits"), [1, 1024])
+    add(">= 7x FlashInfer sampling_from_logits at B = 1, >= 5x at B = 1024", fi, fmt_x,
+        lambda b, v: v >= (7.0 if b == 1 else 5.0))
+    add(">= 10x torch's float32 race", series("exact", "plain", ref_speedup("torch_race_f32")), fmt_x,
+        lambda _b, v: v >= 10.0)
+    # exact / f32 over every mode and shape of the report with both profiles (any vocabulary).
+    ratios = []
+    for (p, m, v, b), r in by.items():
+        if p == "exact" and m != "greedy" and ("f32", m, v, b) in by:
+            ratios.append((r["median_us"] / by[("f32", m, v, b)]["median_us"], m, v, b))
+    if ratios:
+        lo, hi = min(ratios), max(ratios)
+        out.append({"target": "exact <= 1.15x f32", "values": [{"mode": m, "vocab": v, "batch": b, "value": x}
+                                                              for x, m, v, b in sorted(ratios, reverse=True)],
+                    "measured": "%.2f-%.2fx over %d records (largest: %s V = %d B = %d)" % (
+                        lo[0], hi[0], len(ratios), hi[1], hi[2], hi[3]),
+                    "verdict": "met" if hi[0] <= 1.15 else "missed (%d of %d records above 1.15x)" % (
+                        sum(1 for x in ratios if x[0] > 1.15), len(ratios))})
+    else:
+        out.append({"target": "exact <= 1.15x f32", "values": [], "measured": "-", "verdict": "no records"})
+    add("top-k 50 + top-p 0.9 <= 2x plain", series("exact", "top_k50_top_p0.9", over_plain()), fmt_x,
+        lambda _b, v: v <= 2.0)
+    add("top-k 50 + top-p 0.9 >= 3x FlashInfer",
+        series("exact", "top_k50_top_p0.9", ref_speedup("flashinfer top_k_top_p_sampling*")), fmt_x,
+        lambda _b, v: v >= 3.0)
+    add("top-p 0.9 <= 3x plain", series("exact", "top_p0.9", over_plain()), fmt_x, lambda _b, v: v <= 3.0)
+    for mode, ref, label in FILTER_SORT:
+        add(">= 20x the torch sort path: %s" % label, series("exact", mode, ref_speedup(ref)), fmt_x,
+            lambda _b, v: v >= 20.0)
+    add("greedy within 1.2x torch.argmax", series("exact", "greedy", ref_ratio("torch_argmax")), fmt_x,
+        lambda _b, v: v <= 1.2)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("report", help="bench/report.py's JSON")
+    ap.add_argument("--timing", choices=["per-call", "queued", "both"], default="both",
+                    help="which timings (both: per call, then queued where the report has queued records)")
+    ap.add_argument("--vocab", type=int, default=131072)
+    ap.add_argument("--json", action="store_true", help="JSON instead of Markdown")
+    ap.add_argument("--out", help="write here instead of stdout")
+    args = ap.parse_args()
+    with open(args.report) as f:
+        rep = json.load(f)
+    kinds = ["per-call", "queued"] if args.timing == "both" else [args.timing]
+    if args.timing == "both" and not any(r.get("queued") for r in rep["rows"]):
+        kinds = ["per-call"]
+    tables = {k: targets(rep, k, args.vocab) for k in kinds}
+    if args.json:
+        text = json.dumps({"report": args.report, "vocab": args.vocab, "timings": tables}, indent=1) + "\n"
+    else:
+        lines = []
+        for k, ts in tables.items():
+            lines.append("## Targets of the benchmark issue: %s timings (bf16, V = %d)" % (k, args.vocab))
+            lines.append("")
+            lines.append("From `%s`." % args.report)
+            lines.append("")
+            lines.append("| target | measured | verdict |")
+            lines.append("|---|---|---|")
+            for t in ts:
+                lines.append("| %s | %s | %s |" % (t["target"], t["measured"], t["verdict"]))
+            lines.append("")
+        text = "\n".join(lines)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
