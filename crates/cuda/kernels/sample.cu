@@ -928,6 +928,11 @@ __device__ __forceinline__ bool tr_fused_row(const SampleArgs& A, u32 row, doubl
     return A.fused_on != 0 && t != 0.0 && top_k >= 2 && top_k <= TR_FUSED_K_MAX &&
            A.bias_kind[row] == TR_BIAS_NONE;
 }
+// The same test with the row's bias kind already loaded (no short circuit).
+__device__ __forceinline__ bool tr_fused_row_of(const SampleArgs& A, double t, u32 top_k, u8 bias_kind) {
+    return (A.fused_on != 0) & (t != 0.0) & (top_k >= 2) & (top_k <= TR_FUSED_K_MAX) &
+           (bias_kind == TR_BIAS_NONE);
+}
 
 __device__ __forceinline__ u64 tr_rank_key32(float x, u32 i) {
     return ((u64)tr_fkey(__fadd_rn(x, 0.0f)) << 32) | (u64)(~i);
@@ -2088,6 +2093,27 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
+// 1: each thread of the pass asks L2 for its first unit of the chunk
+// before it loads the row's parameters; the race and the scan issue their
+// first reads only after those loads (the branch on the row's mode, the
+// ring's address). A prefetch changes no value. 0: no prefetch (the default:
+// not yet measured; docs/cuda-notes.md, "Prepared for run 16").
+#ifndef TR_PASS_PREFETCH
+#define TR_PASS_PREFETCH 0
+#endif
+// 1: the pass loads the row's parameters in one round trip: every load
+// (with the bias kind in the fused builds) comes before any test of a
+// loaded value, and the tests do not short-circuit. 0 (the default, the
+// build measured so far): the tests short-circuit, so the loads of top_p,
+// min_p and then seed and position each wait for the test before them, four
+// round trips before the first read of the logits (SASS of tr_fast_bf16;
+// five in tr_fused_*, whose bias kind waits for the top-k test). Not yet
+// measured (docs/cuda-notes.md, "Prepared for run 16"); the values and
+// tokens are the same either way.
+#ifndef TR_PASS_PARAMS_AT_ONCE
+#define TR_PASS_PARAMS_AT_ONCE 0
+#endif
+
 template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT>
 __device__ void tr_pass(const SampleArgs& A) {
     typedef typename Elem<DT>::T ET;
@@ -2100,18 +2126,39 @@ __device__ void tr_pass(const SampleArgs& A) {
     __shared__ TopkCtl s_ctl;
 
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
+    if (TR_PASS_PREFETCH) {
+        const i64 e = (i64)chunk * A.chunk_len + 8 * (i64)threadIdx.x;
+        if (e < (i64)A.chunk_len * (chunk + 1) && e < (i64)A.vocab) {
+            const ET* p = (const ET*)A.logits + (u64)row * A.row_stride + e;
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+        }
+    }
     const double t = A.temperature[row];
     const u32 top_k = A.top_k[row];
+#if TR_PASS_PARAMS_AT_ONCE
+    const double top_p = A.top_p[row], min_p = A.min_p[row];
+    const u32 profile = A.profile[row];
+    const u64 seed = A.seed[row], pos = A.position[row];
+    RowState st;
+    if (A.phase != 0) st = A.rowstate[row];
+    const u8 bias_kind = (FUSED && A.phase == 0) ? A.bias_kind[row] : (u8)TR_BIAS_NONE;
+    const bool greedy = (t == 0.0) | (top_k == 1);
+    const bool filt = (top_k != 0) | (top_p < 1.0) | (min_p > 0.0);
+    const bool fused = FUSED && A.phase == 0 && tr_fused_row_of(A, t, top_k, bias_kind);
+#else
     const bool greedy = (t == 0.0) || top_k == 1;
     const bool filt = top_k != 0 || A.top_p[row] < 1.0 || A.min_p[row] > 0.0;
     const bool fused = FUSED && A.phase == 0 && tr_fused_row(A, row, t, top_k);
+#endif
     double cut_a = tr_ninf();
     u32 cut_i = TR_NO_TOKEN;
     bool race;
     if (A.phase == 0) {
         race = !(greedy || filt);
     } else {
+#if !TR_PASS_PARAMS_AT_ONCE
         RowState st = A.rowstate[row];
+#endif
         if (!st.need_race) return;
         race = true;
         cut_a = st.cut_a;
@@ -2123,8 +2170,10 @@ __device__ void tr_pass(const SampleArgs& A) {
     const bool bal = brow != 0 && (((u64)brow) & 15) == 0;
     const i64 lo = (i64)chunk * A.chunk_len;
     const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
+#if !TR_PASS_PARAMS_AT_ONCE
     const u32 profile = A.profile[row];
     const u64 seed = A.seed[row], pos = A.position[row];
+#endif
     const double neg_t = -t;
 
     if (threadIdx.x == 0) s_thr = tr_dkey(tr_ninf());

@@ -31,3 +31,28 @@ fn kernels_compile_cleanly_with_nvrtc() {
         assert!(ptx.contains("fma.rn.f64"), "{arch}: explicit fma present");
     }
 }
+
+/// The timing knobs prepared for the next GPU run (kernels/sample.cu,
+/// `TR_PASS_PARAMS_AT_ONCE` and `TR_PASS_PREFETCH`) compile cleanly too, so a
+/// device run does not find out first.
+#[test]
+fn prepared_variants_compile_cleanly_with_nvrtc() {
+    if let Err(e) = kernels::require_nvrtc() {
+        if std::env::var("TAILRACE_REQUIRE_NVRTC").as_deref() == Ok("1") {
+            panic!("TAILRACE_REQUIRE_NVRTC=1 but libnvrtc is not loadable: {e}");
+        }
+        println!("not verified: libnvrtc not found ({e})");
+        return;
+    }
+    let defines = [
+        "TR_PASS_PARAMS_AT_ONCE=1".to_string(),
+        "TR_PASS_PREFETCH=1".to_string(),
+    ];
+    let c = kernels::compile_with("compute_90", &defines, &[]).expect("compute_90 with the knobs");
+    assert!(c.log.is_empty(), "NVRTC log is not empty:\n{}", c.log);
+    let ptx = String::from_utf8(c.image).expect("PTX is text");
+    assert!(
+        ptx.contains("prefetch.global.L2"),
+        "the prefetch is in the PTX"
+    );
+}
