@@ -2087,12 +2087,6 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 }
 
 // ---- the pass kernel ----
-// FAST: the batch has no bias and every racing row uses the exact profile (the
-// host knows from the parameters), so the bias and direct paths are compiled
-// out and the hot loop gets the registers. FUSED: the fused top-k path is
-// compiled in; the host launches a kernel without it when no row of the
-// launch takes that path (phase 1 always), so its code cannot move the
-// race's (docs/cuda-notes.md, run 9).
 // 1: each thread of the pass asks L2 for its first unit of the chunk
 // before it loads the row's parameters; the race and the scan issue their
 // first reads only after those loads (the branch on the row's mode, the
@@ -2114,6 +2108,12 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 #define TR_PASS_PARAMS_AT_ONCE 0
 #endif
 
+// FAST: the batch has no bias and every racing row uses the exact profile (the
+// host knows from the parameters), so the bias and direct paths are compiled
+// out and the hot loop gets the registers. FUSED: the fused top-k path is
+// compiled in; the host launches a kernel without it when no row of the
+// launch takes that path (phase 1 always), so its code cannot move the
+// race's (docs/cuda-notes.md, run 9).
 template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT>
 __device__ void tr_pass(const SampleArgs& A) {
     typedef typename Elem<DT>::T ET;
