@@ -2087,25 +2087,20 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 }
 
 // ---- the pass kernel ----
-// 1: each thread of the pass asks L2 for its first unit of the chunk
-// before it loads the row's parameters; the race and the scan issue their
-// first reads only after those loads (the branch on the row's mode, the
-// ring's address). A prefetch changes no value. 0: no prefetch (the default:
-// not yet measured; docs/cuda-notes.md, "Prepared for run 16").
-#ifndef TR_PASS_PREFETCH
-#define TR_PASS_PREFETCH 0
-#endif
-// 1: the pass loads the row's parameters in one round trip: every load
-// (with the bias kind in the fused builds) comes before any test of a
-// loaded value, and the tests do not short-circuit. 0 (the default, the
-// build measured so far): the tests short-circuit, so the loads of top_p,
-// min_p and then seed and position each wait for the test before them, four
-// round trips before the first read of the logits (SASS of tr_fast_bf16;
-// five in tr_fused_*, whose bias kind waits for the top-k test). Not yet
-// measured (docs/cuda-notes.md, "Prepared for run 16"); the values and
-// tokens are the same either way.
+// 1 (the default): the pass loads the row's parameters in one round trip:
+// every load (with the bias kind in the fused builds) comes before any test
+// of a loaded value, and the tests do not short-circuit. 0: the tests
+// short-circuit, so the loads of top_p, min_p and then seed and position
+// each wait for the test before them, four round trips before the first
+// read of the logits (SASS of tr_fast_bf16; five in tr_fused_*, whose bias
+// kind waits for the top-k test). Measured on the H200 (docs/cuda-notes.md,
+// run 16, item 2): plain B = 1 / 8 / 256 / 1024 14.8 / 18.4 / 48.3 / 144.2
+// -> 14.2 / 17.6 / 47.1 / 141.5 us, the same build timed again as a control
+// 14.5 / 17.9 / 47.8 / 144.3. An L2 prefetch of each thread's first unit
+// ahead of these loads made B = 1024 slower (141.5 -> 208.4 us) and is gone.
+// The values and tokens are the same either way.
 #ifndef TR_PASS_PARAMS_AT_ONCE
-#define TR_PASS_PARAMS_AT_ONCE 0
+#define TR_PASS_PARAMS_AT_ONCE 1
 #endif
 
 // FAST: the batch has no bias and every racing row uses the exact profile (the
@@ -2126,13 +2121,6 @@ __device__ void tr_pass(const SampleArgs& A) {
     __shared__ TopkCtl s_ctl;
 
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
-    if (TR_PASS_PREFETCH) {
-        const i64 e = (i64)chunk * A.chunk_len + 8 * (i64)threadIdx.x;
-        if (e < (i64)A.chunk_len * (chunk + 1) && e < (i64)A.vocab) {
-            const ET* p = (const ET*)A.logits + (u64)row * A.row_stride + e;
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-        }
-    }
     const double t = A.temperature[row];
     const u32 top_k = A.top_k[row];
 #if TR_PASS_PARAMS_AT_ONCE
