@@ -6,7 +6,9 @@ use crate::error::{CudaError, Result};
 /// How the work is split. Results never depend on it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LaunchOptions {
-    /// Threads per block of the main pass (multiple of 32, 32..=512; 0 = 256).
+    /// Threads per block of the main pass (multiple of 32, 32..=512; 0 =
+    /// automatic: 256, or fewer, down to 96, for batches of one chunk a row
+    /// that would fill the device more than once; see [`RACE_WARPS_PER_SM`]).
     pub block_threads: u32,
     /// Blocks (vocabulary chunks) per row of the main pass (0 = automatic:
     /// enough blocks to fill the device at small batch sizes).
@@ -126,7 +128,12 @@ impl Geometry {
     /// The shape for `rows` rows of `vocab` on a device with `sm_count`
     /// multiprocessors.
     pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, sm_count: u32) -> Result<Self> {
-        let block_threads = threads(opts.block_threads, 256, MAX_PASS_THREADS, "block_threads")?;
+        let block_threads = threads(
+            opts.block_threads,
+            auto_block_threads(opts, rows, sm_count),
+            MAX_PASS_THREADS,
+            "block_threads",
+        )?;
         let filter_threads = threads(opts.filter_threads, 512, 512, "filter_threads")?;
         let queue_cap = if opts.queue_cap == 0 {
             64
@@ -236,6 +243,32 @@ impl Geometry {
             (self.pass_smem, false)
         }
     }
+}
+
+/// Warps a multiprocessor keeps resident of the 80-register race build
+/// (`tr_fast_wide_*`, which batches that queue take): 65,536 registers /
+/// (80 x 32) = 25.6 warps, 24 in whole blocks of 3 or 8 warps.
+pub const RACE_WARPS_PER_SM: u64 = 24;
+
+/// Threads a pass block when the caller sets neither the block size nor
+/// the chunk count: 256, or fewer for a batch whose rows take one chunk
+/// each and would need more than one round of 256-thread blocks. Every
+/// warp of the race pays a fixed cost (its first step from an empty
+/// threshold, its final flush, the block's reduction): about 2,400
+/// instructions against about 110 a step (Nsight Compute, B = 1024, V =
+/// 131072: 79.2 M warp instructions with 8 warps a row, 119.2 M with 3
+/// chunks of 8, 67.2 M with 3 warps a row). So such a batch takes as few
+/// warps a row as fill the resident warps in one round,
+/// `RACE_WARPS_PER_SM x SMs / rows`, but at least 3 (the fewest measured):
+/// at B = 1024 blocks of 96 threads, 132.1 us against 144.2 with 256 (plain
+/// bf16, V = 131072, H200; docs/cuda-notes.md, run 16, item 4).
+fn auto_block_threads(opts: &LaunchOptions, rows: usize, sm_count: u32) -> u32 {
+    if opts.block_threads != 0 || opts.blocks_per_row != 0 {
+        return 256;
+    }
+    let resident = RACE_WARPS_PER_SM * u64::from(sm_count.max(1));
+    let warps = (resident / rows.max(1) as u64).clamp(3, 8);
+    32 * warps as u32
 }
 
 /// Chunks per row when the caller leaves it open, for kernels that should
@@ -371,6 +404,31 @@ mod tests {
         assert_eq!(chunks(128), (2, 4));
         assert_eq!(chunks(256), (1, 2));
         assert_eq!(chunks(1024), (1, 1));
+        // Fewer warps a row once a batch takes one chunk a row and queues:
+        // 24 x 132 = 3168 resident warps.
+        let threads = |rows| g(rows).block_threads;
+        assert_eq!(threads(1), 256);
+        assert_eq!(threads(256), 256);
+        assert_eq!(threads(396), 256);
+        assert_eq!(threads(397), 224);
+        assert_eq!(threads(512), 192);
+        assert_eq!(threads(792), 128);
+        assert_eq!(threads(1024), 96);
+        assert_eq!(threads(4096), 96);
+        assert_eq!(chunks(512), (1, 1));
+        assert_eq!(chunks(4096), (1, 1));
+        // A caller's block size or chunk count keeps the 256-thread default
+        // for what it leaves open.
+        let one = LaunchOptions {
+            blocks_per_row: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            Geometry::new(&one, 1024, 131072, 132)
+                .unwrap()
+                .block_threads,
+            256
+        );
         // 512 threads a block: one block a multiprocessor for the race.
         let wide = LaunchOptions {
             block_threads: 512,
