@@ -10,10 +10,14 @@
 #   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier on the CUDA backend)
 #   command: bash scripts/gpu-evidence.sh bench         (what `cargo xtask bench` runs: the tailrace
 #            grid, the torch/Triton baselines, the merged report and the targets, in one call)
+#   command: bash scripts/gpu-evidence.sh accept        (the CUDA differential check and the
+#            full-tier conformance side by side, both correctness only, logs under
+#            /tmp/evidence-logs, which a later `bench` stage of the same call tars too;
+#            VARIANT names the check's kernel variant, default TR_PASS_PARAMS_AT_ONCE=0)
 # (scripts/device-run.sh runs the CUDA differential check and the kernel timings.)
 # Everything lands in $OUT (at most 8 files come back; logs are tarred).
 set -uo pipefail
-stage=${1:?usage: gpu-evidence.sh baselines|sampler|bench}
+stage=${1:?usage: gpu-evidence.sh baselines|sampler|accept|bench}
 out=${OUT:?OUT must name the folder whose files come back}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
@@ -42,6 +46,18 @@ sampler)
     cp $logs/conformance/report.json "$out/conformance_report.json" 2>/dev/null
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
     tail -n 45 $logs/conformance.log
+    ;;
+accept)
+    logs=/tmp/evidence-logs; mkdir -p $logs
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
+        if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
+    done
+    # Two processes on one GPU: neither times anything.
+    (timeout 300 target/release/tailrace-cuda-check --out $logs/summary.json --no-timing --diff-budget-s 100 \
+        --variant "${VARIANT:-TR_PASS_PARAMS_AT_ONCE=0}" > $logs/check.log 2>&1; echo "check exit $?" >> $logs/check.log) &
+    timeout 420 target/release/xtask conformance --backend cuda --tier "${TIER:-full}" --out $logs/conformance > $logs/conformance.log 2>&1; echo "conformance exit $?" >> $logs/conformance.log
+    wait
+    tail -n 8 $logs/check.log; tail -n 6 $logs/conformance.log
     ;;
 bench)
     logs=/tmp/evidence-logs; mkdir -p $logs

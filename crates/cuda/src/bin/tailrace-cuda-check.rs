@@ -88,6 +88,10 @@ struct Cli {
     /// Also time a sweep of chunk counts around the automatic geometry.
     #[arg(long)]
     chunk_sweep: bool,
+    /// Also time block sizes other than 256 threads (non-powers of two
+    /// among them) at one or a few chunks a row.
+    #[arg(long)]
+    shape_sweep: bool,
 }
 
 #[derive(Subcommand)]
@@ -125,6 +129,14 @@ enum Cmd {
         top_p: f64,
         #[arg(long, default_value_t = 3)]
         reps: usize,
+        /// Threads a block of the pass (0: the default), one entry per
+        /// launch shape; each repetition runs every shape in turn.
+        #[arg(long, value_delimiter = ',', default_value = "0")]
+        block_threads: Vec<u32>,
+        /// Chunks a row (0: the automatic count), paired with
+        /// `--block-threads` (the last entry repeats for the shapes past it).
+        #[arg(long, value_delimiter = ',', default_value = "0")]
+        blocks_per_row: Vec<u32>,
         /// Logit type: bf16, f32 or f16.
         #[arg(long, default_value = "bf16", value_parser = ["bf16", "f32", "f16"])]
         dtype: String,
@@ -258,6 +270,8 @@ fn run(cli: &Cli) -> Result<bool> {
         top_k,
         top_p,
         reps,
+        block_threads,
+        blocks_per_row,
         dtype,
     }) = &cli.cmd
     {
@@ -300,8 +314,23 @@ fn run(cli: &Cli) -> Result<bool> {
             (_, Some(b)) => DeviceLogits::new(b, &stream, dt, *rows, *vocab, *vocab)?,
             _ => unreachable!("one buffer is allocated"),
         };
+        let shapes: Vec<LaunchOptions> = block_threads
+            .iter()
+            .enumerate()
+            .map(|(j, &bt)| LaunchOptions {
+                block_threads: bt,
+                blocks_per_row: blocks_per_row
+                    .get(j)
+                    .or(blocks_per_row.last())
+                    .copied()
+                    .unwrap_or(0),
+                ..LaunchOptions::default()
+            })
+            .collect();
         for _ in 0..*reps {
-            sampler.sample(&logits, &params, &mut out, &LaunchOptions::default())?;
+            for opts in &shapes {
+                sampler.sample(&logits, &params, &mut out, opts)?;
+            }
         }
         let got = out.download(&stream)?;
         println!(
@@ -396,6 +425,16 @@ fn run(cli: &Cli) -> Result<bool> {
             v["summary"].as_str().unwrap_or("")
         ));
         summary.insert("long_topp".into(), v);
+        write_summary(&summary);
+
+        // 2c. Large batches (one chunk a row, blocks of fewer threads).
+        let (ok, v) = check_large(&mut sampler, cli)?;
+        all_ok &= ok;
+        lines.push(format!(
+            "large batches: {}",
+            v["summary"].as_str().unwrap_or("")
+        ));
+        summary.insert("large".into(), v);
         write_summary(&summary);
 
         // 3. Invariance.
@@ -837,11 +876,48 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
     // Two batches in the short runs (the memcheck run asks for 1,500 rows).
     let batches: u64 = if cli.rows >= 10_000 { 16 } else { 2 };
     log(format!("long top-p: {batches} batches"));
-    let t0 = Instant::now();
     let group: Vec<Batch> = (0..batches)
         .into_par_iter()
         .map(|id| Batch::generate_long_topp(cli.seed, id))
         .collect();
+    check_group(
+        sampler,
+        &group,
+        "with per-chunk counts on this device",
+        |g| g.topp_cnt_bytes > 0,
+    )
+}
+
+/// Batches of 397 to 2,048 rows (`Batch::generate_large`), against the CPU
+/// model: the automatic geometry gives them one chunk a row in blocks of
+/// fewer than 256 threads (`Geometry::new`), a shape the differential's
+/// batches of at most 192 rows never take. None taking it is a failure.
+fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
+    let batches: u64 = if cli.rows >= 10_000 { 8 } else { 2 };
+    log(format!("large batches: {batches} batches"));
+    let group: Vec<Batch> = (0..batches)
+        .into_par_iter()
+        .map(|id| Batch::generate_large(cli.seed, id))
+        .collect();
+    check_group(
+        sampler,
+        &group,
+        "in blocks of fewer than 256 threads",
+        |g| g.block_threads < 256,
+    )
+}
+
+/// Runs `group` on the CPU model and the GPU (default launch options) and
+/// compares row by row; `shaped` tells whether a batch's automatic geometry
+/// has the shape the group is for, and at least one must.
+fn check_group(
+    sampler: &mut Sampler,
+    group: &[Batch],
+    shape: &str,
+    shaped: impl Fn(&Geometry) -> bool,
+) -> Result<(bool, serde_json::Value)> {
+    let t0 = Instant::now();
+    let batches = group.len();
     let cpu: Vec<Result<Vec<RowOutput>>> = group.par_iter().map(cpu_eval).collect();
     let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
     let mut errors: Vec<String> = Vec::new();
@@ -852,7 +928,7 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
             b.vocab,
             sampler.sm_count(),
         )?;
-        if g.topp_cnt_bytes > 0 {
+        if shaped(&g) {
             located += 1;
         }
         match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
@@ -880,7 +956,7 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
     }
     let ok = mismatches == 0 && errors.is_empty() && located > 0;
     let summary = format!(
-        "{rows} rows in {batches} batches ({located} with per-chunk counts on this device): {mismatches} mismatches, {} errors; {:.1}s",
+        "{rows} rows in {batches} batches ({located} {shape}): {mismatches} mismatches, {} errors; {:.1}s",
         errors.len(),
         t0.elapsed().as_secs_f64()
     );
@@ -948,6 +1024,25 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             block_threads: 32,
             blocks_per_row: 0,
             filter_threads: 64,
+            queue_cap: 0,
+            generic: false,
+            no_fused: false,
+            no_pdl: false,
+        },
+        // Blocks of 3 and 12 warps (not powers of two), the default queues.
+        LaunchOptions {
+            block_threads: 96,
+            blocks_per_row: 0,
+            filter_threads: 96,
+            queue_cap: 0,
+            generic: false,
+            no_fused: false,
+            no_pdl: false,
+        },
+        LaunchOptions {
+            block_threads: 384,
+            blocks_per_row: 2,
+            filter_threads: 0,
             queue_cap: 0,
             generic: false,
             no_fused: false,
@@ -1530,6 +1625,57 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             ],
         ));
     }
+    // Block sizes at one chunk a row: (rows, threads). The automatic
+    // geometry takes 96 threads from 1056 rows on (132 SMs), 128 at 792, 192
+    // at 512 (`Geometry::new`); 256 is the earlier default.
+    if cli.shape_sweep {
+        let shapes = [
+            (512usize, 96u32),
+            (512, 192),
+            (512, 256),
+            (768, 96),
+            (768, 128),
+            (768, 256),
+            (1024, 64),
+            (1024, 96),
+            (1024, 128),
+            (1024, 256),
+            (2048, 64),
+            (2048, 96),
+            (2048, 256),
+        ];
+        let top_k = RawParams { top_k: 50, ..plain };
+        let top_kp = RawParams {
+            top_k: 50,
+            top_p: 0.9,
+            ..plain
+        };
+        let min_p = RawParams {
+            min_p: 0.05,
+            ..plain
+        };
+        for (rows, bt) in shapes {
+            for (name, raw) in [
+                ("exact T=1", plain),
+                ("top-k 50", top_k),
+                ("top-k 50 + top-p 0.9", top_kp),
+                ("top-p 0.9", top_p),
+                ("min-p 0.05", min_p),
+                ("greedy", greedy),
+            ] {
+                cfgs.push(bf16(
+                    &format!("{name}, block {bt} (shapes)"),
+                    rows,
+                    raw,
+                    LaunchOptions {
+                        block_threads: bt,
+                        blocks_per_row: 1,
+                        ..d
+                    },
+                ));
+            }
+        }
+    }
     for rows in [1usize, 8, 64, 1024] {
         cfgs.push(bf16(
             "greedy",
@@ -1952,5 +2098,27 @@ mod tests {
             let one = b.permuted(&[n - 1]);
             assert_eq!(one.rows(), 1);
         }
+    }
+
+    #[test]
+    fn large_batches_take_smaller_blocks() {
+        let mut fast = 0;
+        for id in 0..12 {
+            let b = Batch::generate_large(0x7A11_2ACE, id);
+            assert!((397..=2048).contains(&b.rows()));
+            let g = Geometry::new(&LaunchOptions::default(), b.rows(), b.vocab, 132).unwrap();
+            assert!(
+                g.block_threads < 256,
+                "batch {id}: {} threads",
+                g.block_threads
+            );
+            assert_eq!(g.nchunks, 1);
+            let exact = b.reqs.iter().all(|q| {
+                q.params.raw().profile == tailrace_model::NoiseProfile::Exact
+                    && q.bias == tailrace_model::LogitBias::None
+            });
+            fast += usize::from(exact);
+        }
+        assert!(fast > 0, "some batches keep to the specialized kernels");
     }
 }

@@ -202,6 +202,66 @@ impl Batch {
         }
     }
 
+    /// A batch of 397 to 2,048 rows of one logit type, whose automatic
+    /// geometry (on a 132-SM device) takes one chunk a row in blocks of
+    /// fewer than 256 threads (`Geometry::new`). Rows, parameters and biases
+    /// as in [`Batch::generate`] (half the batches all `exact`
+    /// without bias, for the specialized kernels), at vocabularies of 4,000
+    /// to 65,536.
+    pub fn generate_large(run_seed: u64, id: u64) -> Batch {
+        let seed = run_seed ^ id.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ 0x1A26;
+        let mut r = Rng(seed);
+        let dtype = r.pick(&[Dtype::F32, Dtype::Bf16, Dtype::Bf16, Dtype::F16]);
+        let (vocab, rows) = r.pick(&[
+            (32000usize, 1024usize),
+            (50257, 800),
+            (65536, 450),
+            (4000, 2048),
+            (32769, 1100),
+            (16384, 600),
+        ]);
+        let stride = vocab;
+        let mut data = vec![0f32; rows * vocab];
+        let mut reqs = Vec::with_capacity(rows);
+        let mut kinds = Vec::with_capacity(rows);
+        // Half the batches keep to the specialized kernels: every row
+        // `exact`, no bias.
+        let fast = r.chance(0.5);
+        for row in 0..rows {
+            kinds.push(fill_row(
+                &mut r,
+                dtype,
+                &mut data[row * vocab..(row + 1) * vocab],
+            ));
+            let mut params = gen_params(&mut r, vocab);
+            let mut bias = gen_bias(&mut r, vocab);
+            if fast {
+                let raw = RawParams {
+                    profile: NoiseProfile::Exact,
+                    ..params.raw()
+                };
+                params = SamplingParams::new(raw).expect("generated parameters are valid");
+                bias = LogitBias::None;
+            }
+            reqs.push(RowRequest { params, bias });
+        }
+        let logits = match dtype {
+            Dtype::F32 => Typed::F32(data),
+            Dtype::Bf16 => Typed::Bf16(data.iter().map(|&v| bf16::from_f32(v)).collect()),
+            Dtype::F16 => Typed::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+        };
+        Batch {
+            id,
+            seed,
+            dtype,
+            vocab,
+            stride,
+            reqs,
+            logits,
+            kinds,
+        }
+    }
+
     pub fn rows(&self) -> usize {
         self.reqs.len()
     }
