@@ -128,9 +128,31 @@ impl Geometry {
     /// The shape for `rows` rows of `vocab` on a device with `sm_count`
     /// multiprocessors.
     pub fn new(opts: &LaunchOptions, rows: usize, vocab: usize, sm_count: u32) -> Result<Self> {
+        Self::for_build(opts, rows, vocab, sm_count, true)
+    }
+
+    /// [`Geometry::new`] for a launch whose pass takes the specialized
+    /// kernels (`specialized`) or the generic one, which keeps 256-thread
+    /// blocks: at 128 registers a thread it holds 5 blocks of 96 threads an
+    /// SM, 15 warps, against 16 in two blocks of 256, and it was up to 10%
+    /// slower in them (the `f32` and `f64` profiles at B = 1024, V = 262144;
+    /// docs/cuda-notes.md, run 16, item 4). The two differ in
+    /// `block_threads` and the shared memory alone, never in a workspace
+    /// size.
+    pub fn for_build(
+        opts: &LaunchOptions,
+        rows: usize,
+        vocab: usize,
+        sm_count: u32,
+        specialized: bool,
+    ) -> Result<Self> {
         let block_threads = threads(
             opts.block_threads,
-            auto_block_threads(opts, rows, sm_count),
+            if specialized {
+                auto_block_threads(opts, rows, vocab, sm_count)
+            } else {
+                256
+            },
             MAX_PASS_THREADS,
             "block_threads",
         )?;
@@ -250,20 +272,30 @@ impl Geometry {
 /// (80 x 32) = 25.6 warps, 24 in whole blocks of 3 or 8 warps.
 pub const RACE_WARPS_PER_SM: u64 = 24;
 
-/// Threads a pass block when the caller sets neither the block size nor
-/// the chunk count: 256, or fewer for a batch whose rows take one chunk
-/// each and would need more than one round of 256-thread blocks. Every
-/// warp of the race pays a fixed cost (its first step from an empty
-/// threshold, its final flush, the block's reduction): about 2,400
-/// instructions against about 110 a step (Nsight Compute, B = 1024, V =
-/// 131072: 79.2 M warp instructions with 8 warps a row, 119.2 M with 3
-/// chunks of 8, 67.2 M with 3 warps a row). So such a batch takes as few
-/// warps a row as fill the resident warps in one round,
+/// Units of 8 elements a row may hold for [`auto_block_threads`] to take
+/// blocks of fewer than 256 threads: 16,384 (vocabularies up to 131,072),
+/// at most 64 steps a warp at 256 threads.
+pub const SMALL_BLOCK_MAX_UNITS: u64 = 16_384;
+
+/// Threads a block of the specialized pass kernels when the caller sets
+/// neither the block size nor the chunk count: 256, or fewer for a batch
+/// whose rows take one chunk each and would need more than one round of
+/// 256-thread blocks. Every warp of the race pays a fixed cost (its first
+/// step from an empty threshold, its final flush, the block's reduction):
+/// about 2,400 instructions against about 110 a step (Nsight Compute, B =
+/// 1024, V = 131072: 79.2 M warp instructions with 8 warps a row, 119.2 M
+/// with 3 chunks of 8, 67.2 M with 3 warps a row). So such a batch takes as
+/// few warps a row as fill the resident warps in one round,
 /// `RACE_WARPS_PER_SM x SMs / rows`, but at least 3 (the fewest measured):
-/// at B = 1024 blocks of 96 threads, 132.1 us against 144.2 with 256 (plain
-/// bf16, V = 131072, H200; docs/cuda-notes.md, run 16, item 4).
-fn auto_block_threads(opts: &LaunchOptions, rows: usize, sm_count: u32) -> u32 {
-    if opts.block_threads != 0 || opts.blocks_per_row != 0 {
+/// at B = 1024 blocks of 96 threads, 130.7 us against 144.2 with 256 (plain
+/// bf16, V = 131072, H200; 54.8 against 74.3 at V = 32000). Rows longer
+/// than [`SMALL_BLOCK_MAX_UNITS`] keep 256 threads: at V = 262144 (128
+/// steps a warp) 96 threads were faster for top-k 50 (265.9 against 283.8
+/// us) but slower for plain sampling (242.7 against 237.7), top-p and
+/// greedy (172.7 against 164.2; docs/cuda-notes.md, run 16, item 4).
+fn auto_block_threads(opts: &LaunchOptions, rows: usize, vocab: usize, sm_count: u32) -> u32 {
+    let units = vocab.div_ceil(8) as u64;
+    if opts.block_threads != 0 || opts.blocks_per_row != 0 || units > SMALL_BLOCK_MAX_UNITS {
         return 256;
     }
     let resident = RACE_WARPS_PER_SM * u64::from(sm_count.max(1));
@@ -429,6 +461,33 @@ mod tests {
                 .block_threads,
             256
         );
+        // Rows of more than 131,072 elements keep 256 threads.
+        let long = |rows| {
+            Geometry::new(&LaunchOptions::default(), rows, 131073, 132)
+                .unwrap()
+                .block_threads
+        };
+        assert_eq!(long(1024), 256);
+        assert_eq!(
+            Geometry::new(&LaunchOptions::default(), 1024, 32000, 132)
+                .unwrap()
+                .block_threads,
+            96
+        );
+        // The generic kernel keeps 256 threads, with the same workspace.
+        let gen = Geometry::for_build(&LaunchOptions::default(), 1024, 131072, 132, false).unwrap();
+        let spec = g(1024);
+        assert_eq!(gen.block_threads, 256);
+        let sizes = |g: &Geometry| {
+            (
+                g.nchunks,
+                g.topp_nchunks,
+                g.fused_list_bytes,
+                g.topp_bytes,
+                g.topp_cnt_bytes,
+            )
+        };
+        assert_eq!(sizes(&gen), sizes(&spec));
         // 512 threads a block: one block a multiprocessor for the race.
         let wide = LaunchOptions {
             block_threads: 512,

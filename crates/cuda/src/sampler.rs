@@ -464,7 +464,12 @@ impl Sampler {
         if rows == 0 {
             return Ok(());
         }
-        let g = self.reserve(rows, logits.vocab, params.sparse_rows(), opts)?;
+        let mut g = self.reserve(rows, logits.vocab, params.sparse_rows(), opts)?;
+        // The generic kernel keeps blocks of 256 threads (same workspace).
+        let generic = opts.generic || !params.fast_path(g.fused_list_bytes > 0);
+        if generic && g.block_threads != 256 && opts.block_threads == 0 {
+            g = Geometry::for_build(opts, rows, logits.vocab, self.sm_count, false)?;
+        }
         let p = params.ptrs();
         let partials = self.ws.scratch_ptr;
         let fused_on = g.fused_list_bytes > 0;
@@ -524,7 +529,6 @@ impl Sampler {
         // first pass with fused top-k rows needs the one with that path
         // (phase 1 never takes it).
         let fused_rows = fused_on && params.any_fused();
-        let generic = opts.generic || !params.fast_path(fused_on);
         let smem = if fused_rows {
             pass_smem.max(g.fused_smem)
         } else {
