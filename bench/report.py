@@ -231,6 +231,11 @@ def main():
     trs, warnings, tdoc = load_tailrace(args.tailrace)
     bdoc = json.load(open(args.baselines))
     bmeta = bdoc.get("meta", {})
+    if bdoc.get("complete") is False:
+        # baselines.py writes its file as it goes; a run cut short leaves
+        # configurations without a baseline (they get fewer comparisons).
+        warnings.append("the baselines file is incomplete (%d results: its run stopped before the end); "
+                        "configurations it lacks have no baseline comparisons" % len(bdoc.get("results", [])))
     bw = bdoc["copy_bandwidth"]["bytes_per_s"]
     sms = args.sms or int(bmeta.get("sm_count") or H200_SMS)
     ghz = args.clock_ghz
@@ -307,6 +312,9 @@ def main():
         os.path.basename(args.baselines), bmeta.get("gpu", "?"), bmeta.get("torch", "?"), bmeta.get("triton", "?"),
         bmeta.get("date_utc", "?"), {"best": "the smaller of eager and CUDA-graph", "eager": "eager",
                                      "graph": "CUDA-graph where measured, else eager"}[args.baseline_time]))
+    if bdoc.get("complete") is False:
+        md.append("- **the baselines file is incomplete**: its run stopped before the end (%d results), so "
+                  "configurations it lacks have no baseline comparisons" % len(bdoc.get("results", [])))
     md.append("- copy bandwidth (read + write) %.2f TB/s; memory floor = bytes of logits read once / that." % (bw / 1e12))
     md.append("- Philox floor = B * V * calls/element * %d instructions / (%d SMs * %d lanes * %.3g GHz); "
               "calls/element: exact 1/8, f64 1, f32 1, triton 1 (98 = 10 rounds x (4 multiplies + 4 xors) + "

@@ -133,6 +133,36 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(c["ratio"], 190.0 / ref)
 
 
+class IncompleteBaselinesTest(unittest.TestCase):
+    def test_an_incomplete_baselines_file_is_flagged(self):
+        with open(BASELINES) as f:
+            base = json.load(f)
+        base["complete"] = False
+        base["results"] = [r for r in base["results"] if r.get("vocab") != 131072 or r.get("batch") != 1024]
+        with tempfile.TemporaryDirectory() as tmp:
+            bp = os.path.join(tmp, "baselines.json")
+            with open(bp, "w") as f:
+                json.dump(base, f)
+            tr = os.path.join(tmp, "tailrace.json")
+            with open(tr, "w") as f:
+                json.dump({"timings": TIMINGS}, f)
+            md, js = os.path.join(tmp, "report.md"), os.path.join(tmp, "report.json")
+            subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--tailrace", tr, "--baselines", bp,
+                            "--out-md", md, "--out-json", js], check=True, capture_output=True)
+            with open(md) as f:
+                text = f.read()
+            with open(js) as f:
+                doc = json.load(f)
+        self.assertIn("the baselines file is incomplete", text)
+        self.assertTrue(any("incomplete" in w for w in doc["warnings"]))
+        # The configuration it lacks keeps its floors, with no baseline.
+        row = [r for r in doc["rows"] if (r["profile"], r["mode"], r["vocab"], r["batch"], r["graph"],
+                                          r["queued"]) == ("exact", "plain", 131072, 1024, False, False)][0]
+        kinds = {c["kind"] for c in row["comparisons"]}
+        self.assertIn("floor", kinds)
+        self.assertFalse(any(k.startswith("baseline") for k in kinds))
+
+
 class TargetsTest(unittest.TestCase):
     """bench/targets.py on the report above: each value recomputed here from the inputs."""
 

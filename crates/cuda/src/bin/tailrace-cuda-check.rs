@@ -884,14 +884,15 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
         sampler,
         &group,
         "with per-chunk counts on this device",
-        |g| g.topp_cnt_bytes > 0,
+        |_, g| g.topp_cnt_bytes > 0,
     )
 }
 
 /// Batches of 397 to 2,048 rows (`Batch::generate_large`), against the CPU
 /// model: the automatic geometry gives them one chunk a row in blocks of
-/// fewer than 256 threads (`Geometry::new`), a shape the differential's
-/// batches of at most 192 rows never take. None taking it is a failure.
+/// fewer than 256 threads where they take the specialized kernels
+/// (`Geometry::new`), a shape the differential's batches of at most 192
+/// rows never take. None taking it is a failure.
 fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
     let batches: u64 = if cli.rows >= 10_000 { 8 } else { 2 };
     log(format!("large batches: {batches} batches"));
@@ -903,7 +904,8 @@ fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Va
         sampler,
         &group,
         "in blocks of fewer than 256 threads",
-        |g| g.block_threads < 256,
+        // The generic kernel keeps 256 threads (`Geometry::for_build`).
+        |b, g| g.block_threads < 256 && b.specialized(),
     )
 }
 
@@ -914,7 +916,7 @@ fn check_group(
     sampler: &mut Sampler,
     group: &[Batch],
     shape: &str,
-    shaped: impl Fn(&Geometry) -> bool,
+    shaped: impl Fn(&Batch, &Geometry) -> bool,
 ) -> Result<(bool, serde_json::Value)> {
     let t0 = Instant::now();
     let batches = group.len();
@@ -928,7 +930,7 @@ fn check_group(
             b.vocab,
             sampler.sm_count(),
         )?;
-        if shaped(&g) {
+        if shaped(b, &g) {
             located += 1;
         }
         match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
@@ -1625,11 +1627,38 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             ],
         ));
     }
-    // Block sizes at one chunk a row: (rows, threads). The automatic
-    // geometry takes 96 threads from 1056 rows on (132 SMs), 128 at 792, 192
-    // at 512 (`Geometry::new`); 256 is the earlier default.
+    // Block sizes at one chunk a row. The automatic geometry takes 96
+    // threads from 1056 rows on (132 SMs), 128 at 792, 192 at 512 for the
+    // specialized kernels and 256 for the generic one (`Geometry::for_build`);
+    // 256 is the earlier default. bf16 V = 131072 at B = 512 to 2048 (run
+    // 16, item 4), then other logit types, vocabularies and profiles at B =
+    // 1024, each automatic against 256 threads (the generic kernel's
+    // profiles against 96).
     if cli.shape_sweep {
-        let shapes = [
+        let top_k = RawParams { top_k: 50, ..plain };
+        let top_kp = RawParams {
+            top_k: 50,
+            top_p: 0.9,
+            ..plain
+        };
+        let min_p = RawParams {
+            min_p: 0.05,
+            ..plain
+        };
+        let shape = |bt: u32| LaunchOptions {
+            block_threads: bt,
+            blocks_per_row: if bt == 0 { 0 } else { 1 },
+            ..d
+        };
+        let modes = [
+            ("exact T=1", plain),
+            ("top-k 50", top_k),
+            ("top-k 50 + top-p 0.9", top_kp),
+            ("top-p 0.9", top_p),
+            ("min-p 0.05", min_p),
+            ("greedy", greedy),
+        ];
+        let bf16_shapes = [
             (512usize, 96u32),
             (512, 192),
             (512, 256),
@@ -1644,35 +1673,47 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             (2048, 96),
             (2048, 256),
         ];
-        let top_k = RawParams { top_k: 50, ..plain };
-        let top_kp = RawParams {
-            top_k: 50,
-            top_p: 0.9,
-            ..plain
+        let label = |name: &str, bt: u32| {
+            if bt == 0 {
+                format!("{name}, automatic block (shapes)")
+            } else {
+                format!("{name}, block {bt} (shapes)")
+            }
         };
-        let min_p = RawParams {
-            min_p: 0.05,
-            ..plain
-        };
-        for (rows, bt) in shapes {
-            for (name, raw) in [
-                ("exact T=1", plain),
-                ("top-k 50", top_k),
-                ("top-k 50 + top-p 0.9", top_kp),
-                ("top-p 0.9", top_p),
-                ("min-p 0.05", min_p),
-                ("greedy", greedy),
-            ] {
-                cfgs.push(bf16(
-                    &format!("{name}, block {bt} (shapes)"),
-                    rows,
-                    raw,
-                    LaunchOptions {
-                        block_threads: bt,
-                        blocks_per_row: 1,
-                        ..d
-                    },
-                ));
+        for (rows, bt) in bf16_shapes {
+            for (name, raw) in modes {
+                cfgs.push(bf16(&label(name, bt), rows, raw, shape(bt)));
+            }
+        }
+        for (dtype, vocab) in [
+            (Dtype::F32, 131072usize),
+            (Dtype::F16, 131072),
+            (Dtype::Bf16, 32000),
+            (Dtype::Bf16, 262144),
+        ] {
+            for bt in [0u32, 256] {
+                for &(name, raw) in &[modes[0], modes[1], modes[3], modes[5]] {
+                    cfgs.push(cfg(&label(name, bt), dtype, vocab, 1024, raw, shape(bt)));
+                }
+            }
+        }
+        for p in [NoiseProfile::F64, NoiseProfile::F32] {
+            for vocab in [131072usize, 262144] {
+                for bt in [0u32, 96] {
+                    let raw = RawParams {
+                        profile: p,
+                        ..plain
+                    };
+                    let name = format!("{} profile T=1", p.name());
+                    cfgs.push(cfg(
+                        &label(&name, bt),
+                        Dtype::Bf16,
+                        vocab,
+                        1024,
+                        raw,
+                        shape(bt),
+                    ));
+                }
             }
         }
     }
@@ -2113,11 +2154,7 @@ mod tests {
                 g.block_threads
             );
             assert_eq!(g.nchunks, 1);
-            let exact = b.reqs.iter().all(|q| {
-                q.params.raw().profile == tailrace_model::NoiseProfile::Exact
-                    && q.bias == tailrace_model::LogitBias::None
-            });
-            fast += usize::from(exact);
+            fast += usize::from(b.specialized());
         }
         assert!(fast > 0, "some batches keep to the specialized kernels");
     }

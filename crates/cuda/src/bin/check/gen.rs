@@ -262,6 +262,14 @@ impl Batch {
         }
     }
 
+    /// Whether the batch takes the specialized pass kernels: every row
+    /// `exact`, no bias (`DeviceParams::fast_path`, the fused rows aside).
+    pub fn specialized(&self) -> bool {
+        self.reqs
+            .iter()
+            .all(|q| q.params.raw().profile == NoiseProfile::Exact && q.bias == LogitBias::None)
+    }
+
     pub fn rows(&self) -> usize {
         self.reqs.len()
     }
