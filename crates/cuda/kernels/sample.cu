@@ -2094,7 +2094,7 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // each wait for the test before them, four round trips before the first
 // read of the logits (SASS of tr_fast_bf16; five in tr_fused_*, whose bias
 // kind waits for the top-k test). Measured on the H200 (docs/cuda-notes.md,
-// run 16, item 2): plain B = 1 / 8 / 256 / 1024 14.8 / 18.4 / 48.3 / 144.2
+// run 16, item 3): plain B = 1 / 8 / 256 / 1024 14.8 / 18.4 / 48.3 / 144.2
 // -> 14.2 / 17.6 / 47.1 / 141.5 us, the same build timed again as a control
 // 14.5 / 17.9 / 47.8 / 144.3. An L2 prefetch of each thread's first unit
 // ahead of these loads made B = 1024 slower (141.5 -> 208.4 us) and is gone.
