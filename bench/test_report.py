@@ -30,12 +30,12 @@ TIMINGS = [
 ]
 
 
-def run_report(tmp):
+def run_report(tmp, baselines=BASELINES):
     tr = os.path.join(tmp, "tailrace.json")
     with open(tr, "w") as f:
         json.dump({"timings": TIMINGS}, f)
     md, js = os.path.join(tmp, "report.md"), os.path.join(tmp, "report.json")
-    subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--tailrace", tr, "--baselines", BASELINES,
+    subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--tailrace", tr, "--baselines", baselines,
                     "--out-md", md, "--out-json", js], check=True, capture_output=True)
     with open(md) as f:
         mdtext = f.read()
@@ -143,16 +143,7 @@ class IncompleteBaselinesTest(unittest.TestCase):
             bp = os.path.join(tmp, "baselines.json")
             with open(bp, "w") as f:
                 json.dump(base, f)
-            tr = os.path.join(tmp, "tailrace.json")
-            with open(tr, "w") as f:
-                json.dump({"timings": TIMINGS}, f)
-            md, js = os.path.join(tmp, "report.md"), os.path.join(tmp, "report.json")
-            subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--tailrace", tr, "--baselines", bp,
-                            "--out-md", md, "--out-json", js], check=True, capture_output=True)
-            with open(md) as f:
-                text = f.read()
-            with open(js) as f:
-                doc = json.load(f)
+            text, doc = run_report(tmp, bp)
         self.assertIn("the baselines file is incomplete", text)
         self.assertTrue(any("incomplete" in w for w in doc["warnings"]))
         # The configuration it lacks keeps its floors, with no baseline.

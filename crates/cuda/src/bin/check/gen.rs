@@ -48,6 +48,17 @@ pub enum Typed {
     F16(Vec<f16>),
 }
 
+impl Typed {
+    /// `data` as logits of `dtype` (rounded to nearest).
+    fn from_f32(dtype: Dtype, data: Vec<f32>) -> Typed {
+        match dtype {
+            Dtype::F32 => Typed::F32(data),
+            Dtype::Bf16 => Typed::Bf16(data.iter().map(|&v| bf16::from_f32(v)).collect()),
+            Dtype::F16 => Typed::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+        }
+    }
+}
+
 /// One generated batch.
 pub struct Batch {
     pub id: u64,
@@ -135,11 +146,7 @@ impl Batch {
                 }
             }
         }
-        let logits = match dtype {
-            Dtype::F32 => Typed::F32(data),
-            Dtype::Bf16 => Typed::Bf16(data.iter().map(|&v| bf16::from_f32(v)).collect()),
-            Dtype::F16 => Typed::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
-        };
+        let logits = Typed::from_f32(dtype, data);
         Batch {
             id,
             seed,
@@ -197,7 +204,7 @@ impl Batch {
             vocab,
             stride,
             reqs,
-            logits: Typed::Bf16(data.iter().map(|&v| bf16::from_f32(v)).collect()),
+            logits: Typed::from_f32(Dtype::Bf16, data),
             kinds,
         }
     }
@@ -245,11 +252,7 @@ impl Batch {
             }
             reqs.push(RowRequest { params, bias });
         }
-        let logits = match dtype {
-            Dtype::F32 => Typed::F32(data),
-            Dtype::Bf16 => Typed::Bf16(data.iter().map(|&v| bf16::from_f32(v)).collect()),
-            Dtype::F16 => Typed::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
-        };
+        let logits = Typed::from_f32(dtype, data);
         Batch {
             id,
             seed,
@@ -291,11 +294,7 @@ impl Batch {
             perm.iter().flat_map(|&p| src(p)).collect()
         };
         let data = pick(&|p| self.row_f32(p));
-        let logits = match self.dtype {
-            Dtype::F32 => Typed::F32(data),
-            Dtype::Bf16 => Typed::Bf16(data.iter().map(|&x| bf16::from_f32(x)).collect()),
-            Dtype::F16 => Typed::F16(data.iter().map(|&x| f16::from_f32(x)).collect()),
-        };
+        let logits = Typed::from_f32(self.dtype, data);
         Batch {
             id: self.id,
             seed: self.seed,
