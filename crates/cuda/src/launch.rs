@@ -8,7 +8,9 @@ use crate::error::{CudaError, Result};
 pub struct LaunchOptions {
     /// Threads per block of the main pass (multiple of 32, 32..=512; 0 =
     /// automatic: 256, or fewer, down to 96, for batches of one chunk a row
-    /// that would fill the device more than once; see [`RACE_WARPS_PER_SM`]).
+    /// that would fill the device more than once, in the specialized kernels
+    /// and for rows of up to 131,072 elements; see
+    /// [`Geometry::for_build`]).
     pub block_threads: u32,
     /// Blocks (vocabulary chunks) per row of the main pass (0 = automatic:
     /// enough blocks to fill the device at small batch sizes).

@@ -467,7 +467,7 @@ impl Sampler {
         let mut g = self.reserve(rows, logits.vocab, params.sparse_rows(), opts)?;
         // The generic kernel keeps blocks of 256 threads (same workspace).
         let generic = opts.generic || !params.fast_path(g.fused_list_bytes > 0);
-        if generic && g.block_threads != 256 && opts.block_threads == 0 {
+        if generic {
             g = Geometry::for_build(opts, rows, logits.vocab, self.sm_count, false)?;
         }
         let p = params.ptrs();
