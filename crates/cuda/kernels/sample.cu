@@ -587,6 +587,52 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 #ifndef TR_FAST_WIDE_PILOT
 #define TR_FAST_WIDE_PILOT false
 #endif
+// 1: the element tests of a step leave each lane's candidates as a bit mask,
+// and the rare step walks the set bits only (a lane's element is picked by a
+// tree of selects), once to raise thr and once to queue. A step with a
+// candidate usually holds one in one lane, where the unrolled shape (0, a
+// timing knob) recomputes the tests and runs the bound, keep test and ballot
+// of all 8N elements: about 526 instructions a candidate step in
+// tr_fast_bf16 at B = 256 (run 15's SASS counts; docs/cuda-notes.md, run 17).
+#ifndef TR_RACE_RARE_BITS
+#define TR_RACE_RARE_BITS 1
+#endif
+
+// Element `bit` (8n + k) of a lane's N units of 8, without indexing the
+// register array at run time (which would put it in local memory): bias rows
+// from their a values, other rows from the raw unit words, so the rare step
+// keeps 4 (bf16, f16) or 8 (f32) words live instead of 8 converted values.
+template <int N, typename T> __device__ __forceinline__ T tr_pick(const T (&v)[N][8], u32 bit) {
+    T r[N];
+#pragma unroll
+    for (int n = 0; n < N; n++) {
+        const T l0 = (bit & 1) ? v[n][1] : v[n][0], l1 = (bit & 1) ? v[n][3] : v[n][2];
+        const T l2 = (bit & 1) ? v[n][5] : v[n][4], l3 = (bit & 1) ? v[n][7] : v[n][6];
+        const T m0 = (bit & 2) ? l1 : l0, m1 = (bit & 2) ? l3 : l2;
+        r[n] = (bit & 4) ? m1 : m0;
+    }
+    T x = r[0];
+#pragma unroll
+    for (int n = 1; n < N; n++) x = ((bit >> 3) == (u32)n) ? r[n] : x;
+    return x;
+}
+template <int DT, int N> __device__ __forceinline__ float tr_pick_raw(const Raw8 (&rx)[N], u32 bit) {
+    Raw8 r = rx[0];
+#pragma unroll
+    for (int n = 1; n < N; n++) r = ((bit >> 3) == (u32)n) ? rx[n] : r;
+    const u32 k = bit & 7;
+    if (DT == 0) return __uint_as_float(tr_word((k & 4) ? r.v1 : r.v0, k & 3));
+    const u32 w = tr_word(r.v0, k >> 1);
+    if (DT == 1) return __uint_as_float((k & 1) ? (w & 0xffff0000u) : (w << 16));
+    return tr_f16_to_f32((u16)((k & 1) ? (w >> 16) : (w & 0xffffu)));
+}
+// The lead prefix of element `bit` of the lane's N lead blocks.
+template <int N> __device__ __forceinline__ u32 tr_pick_lead(const uint4 (&lw)[N], u32 bit) {
+    uint4 b = lw[0];
+#pragma unroll
+    for (int n = 1; n < N; n++) b = ((bit >> 3) == (u32)n) ? lw[n] : b;
+    return tr_lead_prefix(b, bit & 7);
+}
 
 // The largest of a unit's eight logits as binary32, NaN if one is NaN (its
 // other values do not matter then): NaN-propagating maxima as a tree, on the
@@ -771,6 +817,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         }
         auto lead = [&](int n, int k) -> u32 { return tr_lead_prefix(lw[n], (u32)k); };
         bool anyc = false;
+        // With TR_RACE_RARE_BITS: bit 8n + k set where element k of unit n
+        // reaches its cutoff.
+        u32 cand = 0;
+        constexpr bool BITS = TR_RACE_RARE_BITS != 0;
         if (UNIT_TEST) {
             // One test for the lane's N units first: their largest a against
             // the cutoff of their smallest lead. Cutoffs do not decrease with
@@ -790,7 +840,13 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #pragma unroll
             for (int n = 0; n < N; n++)
 #pragma unroll
-                for (int k = 0; k < 8; k++) anyc |= a[n][k] >= cut.get(lead(n, k));
+                for (int k = 0; k < 8; k++) {
+                    const bool c = a[n][k] >= cut.get(lead(n, k));
+                    if (BITS)
+                        cand |= (c ? 1u : 0u) << (8 * n + k);
+                    else
+                        anyc |= c;
+                }
         } else {
 #pragma unroll
             for (int n = 0; n < N; n++) {
@@ -798,14 +854,64 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 for (int k = 0; k < 8; k++) {
                     bad |= !(a[n][k] < (AT)tr_inf());
                     any |= a[n][k] > (AT)tr_ninf();
-                    anyc |= a[n][k] >= cut.get(lead(n, k));
+                    const bool c = a[n][k] >= cut.get(lead(n, k));
+                    if (BITS)
+                        cand |= (c ? 1u : 0u) << (8 * n + k);
+                    else
+                        anyc |= c;
                 }
             }
+        }
+        if (BITS) {
+            if (!__any_sync(TR_FULL, cand != 0)) continue;
+            // Rare: some lane holds a candidate. Raise thr from the score
+            // lower bounds of the lane's candidates, then queue those whose
+            // upper bound reaches it, walking the set bits of cand.
+            double lo_best = tr_dunkey(*(volatile u64*)s_thr);
+            const u32 ib0 = (u32)((u0 + lane) * 8);
+            auto elem = [&](u32 bit) -> double {
+                if (BIAS) return (double)tr_pick<N>(a, bit);
+                return (double)tr_pick_raw<DT, N>(rx, bit);
+            };
+            for (u32 c = cand; c != 0; c &= c - 1) {
+                const u32 bit = __ffs(c) - 1;
+                const double av = elem(bit);
+                if (tr_keeps(av, ib0 + (bit >> 3) * 256 + (bit & 7), cut_a, cut_i)) {
+                    const double s = __fma_rn(neg_t, tr_lead_upper_bound(tr_pick_lead<N>(lw, bit)), av);
+                    lo_best = (s > lo_best) ? s : lo_best;
+                }
+            }
+            raise(tr_warp_max(lo_best));
+            // Each turn takes every lane's next candidate, until no lane has
+            // one left, so the ballots see the whole warp.
+            for (u32 c = cand; __any_sync(TR_FULL, c != 0); c &= c - 1) {
+                if (qn + 32 > cap) {
+                    tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
+                    raise(tr_warp_max(bs));
+                }
+                const u32 bit = c != 0 ? (u32)(__ffs(c) - 1) : 0u;
+                const double av = elem(bit);
+                const u32 i = ib0 + (bit >> 3) * 256 + (bit & 7);
+                const u32 ld = tr_pick_lead<N>(lw, bit);
+                const bool push = c != 0 && tr_keeps(av, i, cut_a, cut_i) &&
+                                  __fma_rn(neg_t, tr_lead_lower_bound(ld), av) >= thr;
+                const u32 bal = __ballot_sync(TR_FULL, push);
+                if (bal) {
+                    const u32 m = __popc(bal);
+                    if (push) {
+                        const u32 e = qn + __popc(bal & ((1u << lane) - 1));
+                        q.idx(e) = i;
+                        q.lead(e) = ld;
+                        q.a(e) = av;
+                    }
+                    qn += m;
+                }
+            }
+            continue;
         }
         if (!__any_sync(TR_FULL, anyc)) continue;
         // Rare: some lane holds a candidate. Recompute which, raise thr from
         // their score lower bounds, queue those whose upper bound reaches it.
-        u32 cand = 0;
 #pragma unroll
         for (int n = 0; n < N; n++)
 #pragma unroll

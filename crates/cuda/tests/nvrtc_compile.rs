@@ -41,20 +41,28 @@ fn kernels_compile_cleanly_with_nvrtc() {
     }
 }
 
-/// The pass's other parameter-load shape (kernels/sample.cu,
-/// `TR_PASS_PARAMS_AT_ONCE=0`, the control of timing runs) still compiles
-/// cleanly, so a device run does not find out first.
+/// The control shapes of timing runs (kernels/sample.cu): the pass's
+/// short-circuit parameter loads (`TR_PASS_PARAMS_AT_ONCE=0`) and the race's
+/// unrolled rare step (`TR_RACE_RARE_BITS=0`) still compile cleanly, so a
+/// device run does not find out first.
 #[test]
-fn short_circuit_parameter_loads_compile_cleanly_with_nvrtc() {
+fn control_shapes_compile_cleanly_with_nvrtc() {
     if !nvrtc_present() {
         return;
     }
-    let defines = ["TR_PASS_PARAMS_AT_ONCE=0".to_string()];
-    let c = kernels::compile_with("compute_90", &defines, &[]).expect("compute_90 with the knob");
-    assert!(c.log.is_empty(), "NVRTC log is not empty:\n{}", c.log);
-    let ptx = String::from_utf8(c.image).expect("PTX is text");
-    assert!(
-        ptx.contains(".entry tr_fast_bf16("),
-        "the pass kernel is there"
-    );
+    for knob in ["TR_PASS_PARAMS_AT_ONCE=0", "TR_RACE_RARE_BITS=0"] {
+        let defines = [knob.to_string()];
+        let c = kernels::compile_with("compute_90", &defines, &[])
+            .unwrap_or_else(|e| panic!("compute_90 with {knob}: {e}"));
+        assert!(
+            c.log.is_empty(),
+            "{knob}: NVRTC log is not empty:\n{}",
+            c.log
+        );
+        let ptx = String::from_utf8(c.image).expect("PTX is text");
+        assert!(
+            ptx.contains(".entry tr_fast_bf16("),
+            "{knob}: the pass kernel is there"
+        );
+    }
 }
