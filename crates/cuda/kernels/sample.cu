@@ -592,8 +592,10 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // tree of selects), once to raise thr and once to queue. A step with a
 // candidate usually holds one in one lane, where the unrolled shape (0, a
 // timing knob) recomputes the tests and runs the bound, keep test and ballot
-// of all 8N elements: about 526 instructions a candidate step in
-// tr_fast_bf16 at B = 256 (run 15's SASS counts; docs/cuda-notes.md, run 17).
+// of all 8N elements, with a flush in each ballot branch. Measured on the
+// H200 (docs/cuda-notes.md, run 17, item 1): plain bf16 V = 131072 B = 256
+// 47.2 -> 44.4 us, B = 1024 130.9 -> 123.9; half the SASS, no spills in
+// tr_fast_bf16, about as many instructions executed.
 #ifndef TR_RACE_RARE_BITS
 #define TR_RACE_RARE_BITS 1
 #endif
@@ -883,7 +885,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             }
             raise(tr_warp_max(lo_best));
             // Each turn takes every lane's next candidate, until no lane has
-            // one left, so the ballots see the whole warp.
+            // one left, so the ballots see the whole warp. A turn queues at
+            // most 32, so the queue is flushed before a turn that might not
+            // fit, not inside one: a flush in the ballot branch made ptxas
+            // spill round keys of the loop (run 17, item 1).
             for (u32 c = cand; __any_sync(TR_FULL, c != 0); c &= c - 1) {
                 if (qn + 32 > cap) {
                     tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
