@@ -694,6 +694,18 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         }
     };
 
+    // Appends the lane's entry where push is set, after the entries queued
+    // so far and those of lower lanes (bal: the warp's ballot of push).
+    auto enqueue = [&](bool push, u32 bal, u32 i, u32 ld, double av) {
+        if (push) {
+            const u32 e = qn + __popc(bal & ((1u << lane) - 1));
+            q.idx(e) = i;
+            q.lead(e) = ld;
+            q.a(e) = av;
+        }
+        qn += __popc(bal);
+    };
+
     // N units per lane: unit n is u0 + 32 n + lane (dead past the chunk).
     typedef typename UnitIdx<((TR_RACE_I64_DT >> DT) & 1) != 0>::T UT;
     const UT unit_lo = (UT)(lo >> 3), unit_hi = (UT)((hi + 7) >> 3);
@@ -901,16 +913,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 const bool push = c != 0 && tr_keeps(av, i, cut_a, cut_i) &&
                                   __fma_rn(neg_t, tr_lead_lower_bound(ld), av) >= thr;
                 const u32 bal = __ballot_sync(TR_FULL, push);
-                if (bal) {
-                    const u32 m = __popc(bal);
-                    if (push) {
-                        const u32 e = qn + __popc(bal & ((1u << lane) - 1));
-                        q.idx(e) = i;
-                        q.lead(e) = ld;
-                        q.a(e) = av;
-                    }
-                    qn += m;
-                }
+                if (bal) enqueue(push, bal, i, ld, av);
             }
             continue;
         }
@@ -946,18 +949,11 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                             __fma_rn(neg_t, tr_lead_lower_bound(lead(n, k)), av) >= thr;
                 u32 bal_k = __ballot_sync(TR_FULL, push);
                 if (bal_k) {
-                    u32 m = __popc(bal_k);
-                    if (qn + m > cap) {
+                    if (qn + __popc(bal_k) > cap) {
                         tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
                         raise(tr_warp_max(bs));
                     }
-                    if (push) {
-                        u32 slot = qn + __popc(bal_k & ((1u << lane) - 1));
-                        q.idx(slot) = i;
-                        q.lead(slot) = lead(n, k);
-                        q.a(slot) = av;
-                    }
-                    qn += m;
+                    enqueue(push, bal_k, i, lead(n, k), av);
                 }
             }
         }
