@@ -67,14 +67,18 @@ struct SampleArgs {
 #ifndef TR_PASS_BOUNDS
 #define TR_PASS_BOUNDS __launch_bounds__(512)
 #endif
-// The specialized kernel without the fused path at 96 registers: with one
+// The specialized kernel without the fused path at 128 registers: with one
 // lead block a unit its race is latency-bound, and the spills of an 80-register
 // build cost more than its third block an SM (plain B = 256 58.8 -> 56.4 us,
-// f32 70.3 -> 62.6; docs/cuda-notes.md, run 11). Launches whose blocks queue
-// take the 64-register build below. __maxnreg__ keeps 512-thread blocks
-// launchable, which __launch_bounds__(256, 2) would not.
+// f32 70.3 -> 62.6; docs/cuda-notes.md, run 11). It runs only where every
+// block is resident, at most two blocks of 256 an SM, which 128 registers
+// still allow: at 96 the pinned lead blocks of TR_RACE_PIN_LEADS spilled 28
+// bytes in the loop (plain B = 8 / 64 / 256 18.1 / 26.7 / 44.9 -> 16.8 /
+// 25.6 / 43.9 us with both; docs/cuda-notes.md, run 18). Launches whose
+// blocks queue take the 80-register build below. __maxnreg__ keeps
+// 512-thread blocks launchable, which __launch_bounds__(256, 2) would not.
 #ifndef TR_FAST_BOUNDS
-#define TR_FAST_BOUNDS __maxnreg__(96)
+#define TR_FAST_BOUNDS __maxnreg__(128)
 #endif
 // The kernel with the fused top-k path at 80 registers: 3 blocks of 256 per
 // SM instead of 2 (docs/cuda-notes.md, run 4: B = 1024 237 -> 218 us), and
@@ -562,6 +566,17 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // rounds of step s + 1 and the tests of step s, whose shuffle, compare and
 // vote end in a branch) with no more code a step than one unit's. 0: a step
 // computes its own lead blocks first (a timing knob).
+// Bit 0: in the builds with the pilot (tr_fast_*), the next step's lead
+// blocks are pinned before this step's tests (see the loop), so their
+// Philox rounds interleave with the tests, and ptxas forms each product with
+// one IMAD.WIDE (about 93 instructions a step instead of 104); bit 1: the
+// same in the other builds, where it spills (tr_fast_wide_bf16 188 bytes at
+// 80 registers; plain B = 1024 123.2 -> 145.4 us); 0: the compiler sinks
+// them past the vote into the loop's latch (a timing knob; docs/cuda-notes.md,
+// run 18).
+#ifndef TR_RACE_PIN_LEADS
+#define TR_RACE_PIN_LEADS 1
+#endif
 #ifndef TR_RACE_PIPE
 #define TR_RACE_PIPE 1
 #endif
@@ -580,6 +595,20 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // build (a timing knob).
 #ifndef TR_RACE_PILOT
 #define TR_RACE_PILOT 1
+#endif
+// Steps whose unit n = 0 the pilot takes (1: the first step's only; up to
+// the steps the staging ring holds ahead; a timing knob: 3 measured no
+// faster, plain B = 256 45.2 -> 45.4 us; docs/cuda-notes.md, run 18).
+#ifndef TR_RACE_PILOT_STEPS
+#define TR_RACE_PILOT_STEPS 1
+#endif
+// 1: after the pilot, a block barrier, and every warp starts from the
+// block's best pilot instead of its own (fewer candidates in its first
+// steps); 0: each warp's own (a timing knob). With the two knobs above,
+// plain B = 1 / 8 / 64 / 256 14.0 / 16.8 / 25.6 / 43.9 -> 13.5 / 16.5 /
+// 25.4 / 43.8 us (docs/cuda-notes.md, run 18).
+#ifndef TR_RACE_BLOCK_PILOT
+#define TR_RACE_BLOCK_PILOT 1
 #endif
 #ifndef TR_FAST_PILOT
 #define TR_FAST_PILOT true
@@ -760,30 +789,48 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     };
     uint4 lw_next[N];
     if (TR_RACE_PIPE) leads(u0, lw_next);
-    if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS && u0 < unit_hi) {
-        // The first step's unit n = 0, as the loop will read it (its copy
-        // is waited for here, so the loop's first wait returns at once).
-        const UT u = u0 + lane;
-        Raw8 r0;
-        if (STAGED && u < whole_hi) {
-            tr_cp_wait<(D >= 2 ? D - 2 : 0)>();
-            r0 = tr_ring_get<DT>(ring);
-        } else {
-            r0 = STAGED ? fetch(u).x : raw[0].x;
-        }
-        float x[8];
-        tr_convert8<DT>(r0, x);
-        const float um = tr_unit_max<DT>(r0);
+    if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS) {
+        // The first P steps' unit n = 0 (P = TR_RACE_PILOT_STEPS, at most the
+        // steps the ring holds), as the loop will read them: their copies are
+        // waited for here, so the loop's first waits return at once. Steps
+        // past the first take their lead blocks here (the loop computes them
+        // again: P - 1 Philox blocks a lane, once).
+        constexpr int P0 = STAGED ? (TR_RACE_PILOT_STEPS < D - 1 ? TR_RACE_PILOT_STEPS : D - 1) : 1;
+        constexpr int P = P0 < 1 ? 1 : P0;
+        if (STAGED) tr_cp_wait<(D - 1 - P >= 0 ? D - 1 - P : 0)>();
         double pilot = tr_ninf();
-        if (um > tr_fninf() && um < tr_finf()) {
-            u32 k = 7;
 #pragma unroll
-            for (int j = 6; j >= 0; j--) k = (x[j] == um) ? (u32)j : k;
-            const double av = (double)x[k];
-            if (tr_keeps(av, (u32)(u * 8) + k, cut_a, cut_i))
-                pilot = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lw_next[0], k)), av);
+        for (int s = 0; s < P; s++) {
+            const UT us = u0 + (UT)s * step;
+            if (us >= unit_hi) break;
+            const UT u = us + lane;
+            Raw8 r0;
+            if (STAGED && u < whole_hi)
+                r0 = tr_ring_get<DT>(ring + (u32)(s * N) * Ring<DT>::slot);
+            else
+                r0 = (STAGED || s > 0) ? fetch(u).x : raw[0].x;
+            const uint4 lw0 = s == 0 ? lw_next[0] : tr_block(seed, (u32)u, pos, TR_TAG_EXACT_LEAD);
+            float x[8];
+            tr_convert8<DT>(r0, x);
+            const float um = tr_unit_max<DT>(r0);
+            if (um > tr_fninf() && um < tr_finf()) {
+                u32 k = 7;
+#pragma unroll
+                for (int j = 6; j >= 0; j--) k = (x[j] == um) ? (u32)j : k;
+                const double av = (double)x[k];
+                if (tr_keeps(av, (u32)(u * 8) + k, cut_a, cut_i)) {
+                    const double v = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lw0, k)), av);
+                    pilot = v > pilot ? v : pilot;
+                }
+            }
         }
         raise(tr_warp_max(pilot));
+    }
+    if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS && TR_RACE_BLOCK_PILOT) {
+        // Every warp starts from the block's best pilot (the row's blocks
+        // call the race together, so the barrier is uniform).
+        __syncthreads();
+        raise(tr_dunkey(*(volatile u64*)s_thr));
     }
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
@@ -826,6 +873,16 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #pragma unroll
             for (int n = 0; n < N; n++) lw[n] = lw_next[n];
             leads(u0 + step, lw_next);
+            if (PILOT ? (TR_RACE_PIN_LEADS & 1) != 0 : (TR_RACE_PIN_LEADS & 2) != 0) {
+                // Keep the next step's Philox rounds ahead of this step's
+                // vote: without this the compiler sinks them past the branch
+                // into the loop's latch, and the warp runs the two chains one
+                // after the other.
+#pragma unroll
+                for (int n = 0; n < N; n++)
+                    asm volatile("" ::"r"(lw_next[n].x), "r"(lw_next[n].y), "r"(lw_next[n].z),
+                                 "r"(lw_next[n].w));
+            }
         } else {
             leads(u0, lw);
         }

@@ -42,15 +42,23 @@ fn kernels_compile_cleanly_with_nvrtc() {
 }
 
 /// The control shapes of timing runs (kernels/sample.cu): the pass's
-/// short-circuit parameter loads (`TR_PASS_PARAMS_AT_ONCE=0`) and the race's
-/// unrolled rare step (`TR_RACE_RARE_BITS=0`) still compile cleanly, so a
-/// device run does not find out first.
+/// short-circuit parameter loads (`TR_PASS_PARAMS_AT_ONCE=0`), the race's
+/// unrolled rare step (`TR_RACE_RARE_BITS=0`), its unpinned lead blocks
+/// (`TR_RACE_PIN_LEADS=0`), each warp's own pilot (`TR_RACE_BLOCK_PILOT=0`)
+/// and the pilot over three steps (`TR_RACE_PILOT_STEPS=3`) still compile
+/// cleanly, so a device run does not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
     if !nvrtc_present() {
         return;
     }
-    for knob in ["TR_PASS_PARAMS_AT_ONCE=0", "TR_RACE_RARE_BITS=0"] {
+    for knob in [
+        "TR_PASS_PARAMS_AT_ONCE=0",
+        "TR_RACE_RARE_BITS=0",
+        "TR_RACE_PIN_LEADS=0",
+        "TR_RACE_BLOCK_PILOT=0",
+        "TR_RACE_PILOT_STEPS=3",
+    ] {
         let defines = [knob.to_string()];
         let c = kernels::compile_with("compute_90", &defines, &[])
             .unwrap_or_else(|e| panic!("compute_90 with {knob}: {e}"));
