@@ -566,14 +566,14 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // rounds of step s + 1 and the tests of step s, whose shuffle, compare and
 // vote end in a branch) with no more code a step than one unit's. 0: a step
 // computes its own lead blocks first (a timing knob).
-// Bit 0: in the builds with the pilot (tr_fast_*), the next step's lead
-// blocks are pinned before this step's tests (see the loop), so their
-// Philox rounds interleave with the tests, and ptxas forms each product with
-// one IMAD.WIDE (about 93 instructions a step instead of 104); bit 1: the
-// same in the other builds, where it spills (tr_fast_wide_bf16 188 bytes at
-// 80 registers; plain B = 1024 123.2 -> 145.4 us); 0: the compiler sinks
-// them past the vote into the loop's latch (a timing knob; docs/cuda-notes.md,
-// run 18).
+// Bit 0: in the builds with the pilot (tr_fast_*; tr_fast_wide_* too with
+// TR_FAST_WIDE_PILOT), the next step's lead blocks are pinned before this
+// step's tests (see the loop), so their Philox rounds interleave with the
+// tests, and ptxas forms each product with one IMAD.WIDE (about 93
+// instructions a step instead of 104); bit 1: the same in the builds without
+// it (in tr_fast_wide_* it spilled 188 bytes at 80 registers, plain B = 1024
+// 123.2 -> 145.4 us); 0: the compiler sinks them past the vote into the
+// loop's latch (a timing knob; docs/cuda-notes.md, run 18).
 #ifndef TR_RACE_PIN_LEADS
 #define TR_RACE_PIN_LEADS 1
 #endif
@@ -590,9 +590,12 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // B = 1 / 8 / 64 at 15.4 / 19.4 / 30.1 -> 14.4 / 18.0 / 27.9 us, but a
 // control with the same build timed twice spread by as much), and ptxas no
 // longer spills in the loop of tr_fast_bf16 and _f16; in tr_fast_wide_* B =
-// 1024 144.3 -> 148.0, so they go without (TR_FAST_WIDE_PILOT), as the
-// generic and fused builds do (not measured with it). 0: no pilot in any
-// build (a timing knob).
+// 1024 144.3 -> 148.0 (run 15) and 123.9 -> 126.9 (run 17) with each warp's
+// own pilot, but 123.6 -> 117.5 with the block's (TR_RACE_BLOCK_PILOT) and
+// the pinned lead blocks, in one timing (run 18, call 6), a build not yet
+// through the GPU check, so they still go without (TR_FAST_WIDE_PILOT), as
+// the generic and fused builds do (not measured with it). 0: no pilot in
+// any build (a timing knob).
 #ifndef TR_RACE_PILOT
 #define TR_RACE_PILOT 1
 #endif
