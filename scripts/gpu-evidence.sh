@@ -14,10 +14,14 @@
 #            full-tier conformance side by side, both correctness only, logs under
 #            /tmp/evidence-logs, which a later `bench` stage of the same call tars too;
 #            VARIANT names the check's kernel variant, default TR_PASS_PARAMS_AT_ONCE=0)
+#   command: BASE_BIN=target/release/base-check bash scripts/gpu-evidence.sh ab
+#            (two builds on one machine: REPS=2 grids of each, interleaved, Nsight's
+#            kernel time at B = 1 and 256, and bench/compare_grids.py's ab.md/ab.json;
+#            carry the base build's stripped check binary too)
 # (scripts/device-run.sh runs the CUDA differential check and the kernel timings.)
 # Everything lands in $OUT (at most 8 files come back; logs are tarred).
 set -uo pipefail
-stage=${1:?usage: gpu-evidence.sh baselines|sampler|accept|bench}
+stage=${1:?usage: gpu-evidence.sh baselines|sampler|accept|bench|ab}
 out=${OUT:?OUT must name the folder whose files come back}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
@@ -72,6 +76,38 @@ bench)
     python3 bench/targets.py "$out/report.json" --out "$out/targets.md" >> $logs/report.log 2>&1; echo "targets exit $?" >> $logs/report.log
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
     tail -n 5 $logs/grid.log; tail -n 3 $logs/baselines.log; cat $logs/report.log | tail -n 5; cat "$out/targets.md"
+    ;;
+ab)
+    # Two builds on one machine: BASE_BIN (another commit's check binary,
+    # carried too) and target/release/tailrace-cuda-check, REPS grids each,
+    # interleaved, then Nsight's kernel time of the plain race at B = 1 and
+    # 256 of each, and the comparison (bench/compare_grids.py).
+    logs=/tmp/evidence-logs; mkdir -p $logs/ab
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
+        if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
+    done
+    base=${BASE_BIN:?BASE_BIN must name the check binary of the base build}
+    new=target/release/tailrace-cuda-check
+    for i in $(seq 1 "${REPS:-2}"); do
+        for side in base new; do
+            bin=$base; [ $side = new ] && bin=$new
+            timeout 150 "$bin" --iters "${ITERS:-60}" --out $logs/ab/grid-$side-$i.json grid > $logs/ab/grid-$side-$i.log 2>&1
+            echo "$side $i exit $?" >> $logs/ab/runs.log
+        done
+    done
+    for side in base new; do
+        bin=$base; [ $side = new ] && bin=$new
+        for r in 1 256; do
+            timeout 60 ncu --clock-control none --kernel-name regex:tr_fast --csv --page raw \
+                --metrics gpu__time_duration.sum,smsp__inst_executed.sum "$bin" bench --rows $r --reps 5 \
+                > $logs/ab/ncu-$side-r$r.csv 2>&1
+        done
+    done
+    python3 bench/compare_grids.py --base $logs/ab/grid-base-*.json --new $logs/ab/grid-new-*.json \
+        --profile exact --out-md "$out/ab.md" --out-json "$out/ab.json" > $logs/ab/compare.log 2>&1
+    echo "compare exit $?" >> $logs/ab/compare.log
+    tar -C /tmp -czf "$out/logs.tgz" evidence-logs
+    cat $logs/ab/runs.log $logs/ab/compare.log
     ;;
 *) echo "unknown stage $stage"; exit 2 ;;
 esac
