@@ -215,6 +215,30 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(t["exact <= 1.15x f32"]["verdict"], "no records")
         self.assertEqual(t["top-k 50 + top-p 0.9 <= 2x plain"]["verdict"], "no records")
 
+    def kernel_time(self, durations_ns):
+        """The kernel-time target from a synthetic Nsight Compute raw CSV."""
+        path = os.path.join(self.tmp.name, "ncu.csv")
+        with open(path, "w") as f:
+            f.write('==PROF== Connected to process 1\n')
+            f.write('"ID","Kernel Name","gpu__time_duration.sum","smsp__inst_executed.sum"\n')
+            f.write('"","","ns","inst"\n')
+            for i, d in enumerate(durations_ns):
+                f.write('"%d","tr_fast_bf16","%s","569,633"\n' % (i, "{:,}".format(d)))
+        out = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), self.js, "--timing", "per-call",
+                              "--json", "--kernel-time", path], check=True, capture_output=True, text=True).stdout
+        return {t["target"]: t for t in json.loads(out)["timings"]["per-call"]}[
+            "exact plain <= 12 us of kernel time at B = 1 (Nsight Compute)"]
+
+    def test_kernel_time_is_the_median_after_the_first_repetition(self):
+        # Repetitions 2 to 5: 10.24, 12.8, 10.6, 11.0 us; median (10.6 + 11.0) / 2.
+        k = self.kernel_time([13500, 10240, 12800, 10600, 11000])
+        self.assertAlmostEqual(k["values"][0]["value"], 10.8)
+        self.assertEqual(k["verdict"], "met")
+        k = self.kernel_time([11000, 12500, 12100, 11900])
+        self.assertAlmostEqual(k["values"][0]["value"], 12.1)
+        self.assertEqual(k["verdict"], "missed")
+        self.assertTrue(self.kernel_time([9000])["verdict"].startswith("no records"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -73,7 +73,12 @@ bench)
     timeout 270 python3 bench/baselines.py --out "$out/baselines.json" > $logs/baselines.log 2>&1; echo "baselines exit $?" >> $logs/baselines.log
     python3 bench/report.py --tailrace "$out/tailrace.json" --baselines "$out/baselines.json" \
         --out-md "$out/report.md" --out-json "$out/report.json" > $logs/report.log 2>&1; echo "report exit $?" >> $logs/report.log
-    python3 bench/targets.py "$out/report.json" --out "$out/targets.md" >> $logs/report.log 2>&1; echo "targets exit $?" >> $logs/report.log
+    # The B = 1 target is kernel time: Nsight Compute's duration of the plain race.
+    kt=()
+    if timeout 60 ncu --clock-control none --kernel-name regex:tr_fast --csv --page raw \
+        --metrics gpu__time_duration.sum,smsp__inst_executed.sum target/release/tailrace-cuda-check bench \
+        --rows 1 --reps 5 > $logs/ncu-b1.csv 2>&1; then kt=(--kernel-time $logs/ncu-b1.csv); fi
+    python3 bench/targets.py "$out/report.json" --out "$out/targets.md" ${kt[@]+"${kt[@]}"} >> $logs/report.log 2>&1; echo "targets exit $?" >> $logs/report.log
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
     tail -n 5 $logs/grid.log; tail -n 3 $logs/baselines.log; cat $logs/report.log | tail -n 5; cat "$out/targets.md"
     ;;

@@ -8,7 +8,9 @@
 //! sampler over the benchmark grid (`tailrace-cuda-check grid`), the torch and
 //! Triton baselines (`bench/baselines.py`) in the same call, merges both
 //! into `report.md`/`report.json` (`bench/report.py`) and reads the benchmark
-//! issue's targets off it into `targets.md` (`bench/targets.py`). It needs a GPU.
+//! issue's targets off it into `targets.md` (`bench/targets.py`), with the
+//! B = 1 kernel time from Nsight Compute where `ncu` is installed. It needs a
+//! GPU.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -147,13 +149,22 @@ fn bench(out: &std::path::Path, iters: usize, no_baselines: bool) -> Result<()> 
             .arg("--out-json")
             .arg(out.join("report.json")),
     )?;
+    // The issue states the B = 1 target as kernel time: Nsight Compute's
+    // duration of the plain race, where `ncu` is installed.
+    let ncu_csv = out.join("ncu-b1.csv");
+    let kernel_time = kernel_time_b1(&ncu_csv);
+    let mut targets = std::process::Command::new("python3");
+    targets
+        .arg("bench/targets.py")
+        .arg(out.join("report.json"))
+        .arg("--out")
+        .arg(out.join("targets.md"));
+    if kernel_time {
+        targets.arg("--kernel-time").arg(&ncu_csv);
+    }
     run_step(
         "targets (bench/targets.py: the benchmark issue's targets from the report)",
-        std::process::Command::new("python3")
-            .arg("bench/targets.py")
-            .arg(out.join("report.json"))
-            .arg("--out")
-            .arg(out.join("targets.md")),
+        &mut targets,
     )?;
     println!(
         "report: {}, targets: {}",
@@ -161,6 +172,51 @@ fn bench(out: &std::path::Path, iters: usize, no_baselines: bool) -> Result<()> 
         out.join("targets.md").display()
     );
     Ok(())
+}
+
+/// Writes Nsight Compute's durations of five B = 1 plain calls to `csv`;
+/// false (with the reason printed) where `ncu` is missing or fails, and the
+/// kernel-time target then stays out of `targets.md`.
+fn kernel_time_b1(csv: &std::path::Path) -> bool {
+    let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into());
+    let bin = std::path::Path::new(&target).join("release/tailrace-cuda-check");
+    let file = match std::fs::File::create(csv) {
+        Ok(f) => f,
+        Err(e) => {
+            println!("kernel time at B = 1 not measured: {}: {e}", csv.display());
+            return false;
+        }
+    };
+    let status = std::process::Command::new("ncu")
+        .args([
+            "--clock-control",
+            "none",
+            "--kernel-name",
+            "regex:tr_fast",
+            "--csv",
+            "--page",
+            "raw",
+            "--metrics",
+            "gpu__time_duration.sum,smsp__inst_executed.sum",
+        ])
+        .arg(&bin)
+        .args(["bench", "--rows", "1", "--reps", "5"])
+        .stdout(file)
+        .status();
+    match status {
+        Ok(s) if s.success() => true,
+        Ok(s) => {
+            println!(
+                "kernel time at B = 1 not measured: ncu failed ({s}); see {}",
+                csv.display()
+            );
+            false
+        }
+        Err(e) => {
+            println!("kernel time at B = 1 not measured (ncu: {e}): that target is not verified");
+            false
+        }
+    }
 }
 
 fn conformance(backend: Backend, tier: Tier, out: PathBuf, only: Option<String>) -> Result<()> {
