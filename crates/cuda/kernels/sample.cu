@@ -564,8 +564,13 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // 1: a step computes the lead blocks of the next step before it tests its
 // own units, so the warp has two independent chains in flight (the Philox
 // rounds of step s + 1 and the tests of step s, whose shuffle, compare and
-// vote end in a branch) with no more code a step than one unit's. 0: a step
-// computes its own lead blocks first (a timing knob).
+// vote end in a branch) with no more code a step than one unit's (in the
+// SASS only with TR_RACE_PIN_LEADS: without it the compiler sinks the rounds
+// past the vote, run 18). 0: a step computes its own lead blocks first (a
+// timing knob).
+#ifndef TR_RACE_PIPE
+#define TR_RACE_PIPE 1
+#endif
 // Bit 0: in the builds with the pilot (tr_fast_*; tr_fast_wide_* too with
 // TR_FAST_WIDE_PILOT), the next step's lead blocks are pinned before this
 // step's tests (see the loop), so their Philox rounds interleave with the
@@ -576,9 +581,6 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // loop's latch (a timing knob; docs/cuda-notes.md, run 18).
 #ifndef TR_RACE_PIN_LEADS
 #define TR_RACE_PIN_LEADS 1
-#endif
-#ifndef TR_RACE_PIPE
-#define TR_RACE_PIPE 1
 #endif
 // 1: a pilot threshold before the first step, in the builds whose PILOT
 // template argument is true. Each lane takes the largest logit of its first
@@ -830,8 +832,8 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         raise(tr_warp_max(pilot));
     }
     if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS && TR_RACE_BLOCK_PILOT) {
-        // Every warp starts from the block's best pilot (the row's blocks
-        // call the race together, so the barrier is uniform).
+        // Every warp starts from the block's best pilot (every thread of
+        // the block races the same row here, so the barrier is uniform).
         __syncthreads();
         raise(tr_dunkey(*(volatile u64*)s_thr));
     }
