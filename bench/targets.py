@@ -24,6 +24,7 @@ kernel's repetitions after the first (the first warms the instruction caches), a
 import argparse
 import csv
 import json
+import statistics
 import sys
 
 BATCHES = [1, 8, 64, 256, 1024]
@@ -180,8 +181,7 @@ def kernel_time_target(path):
                 "measured": "%d repetition(s) in %s" % (len(t), path),
                 "verdict": "no records (needs at least 2 repetitions)"}
     warm = sorted(t[1:])
-    n = len(warm)
-    med = warm[n // 2] if n % 2 else (warm[n // 2 - 1] + warm[n // 2]) / 2
+    med = statistics.median(warm)
     return {"target": "exact plain <= 12 us of kernel time at B = 1 (Nsight Compute)",
             "values": [{"batch": 1, "value": med, "repetitions_us": t}],
             "measured": "%.1f us (median of repetitions 2 to %d: %.1f-%.1f; the first %.1f)" % (

@@ -794,7 +794,8 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     };
     uint4 lw_next[N];
     if (TR_RACE_PIPE) leads(u0, lw_next);
-    if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS) {
+    constexpr bool PILOTED = PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS;
+    if (PILOTED) {
         // The first P steps' unit n = 0 (P = TR_RACE_PILOT_STEPS, at most the
         // steps the ring holds), as the loop will read them: their copies are
         // waited for here, so the loop's first waits return at once. Steps
@@ -831,7 +832,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         }
         raise(tr_warp_max(pilot));
     }
-    if (PILOT && TR_RACE_PILOT && TR_RACE_PIPE && !BIAS && TR_RACE_BLOCK_PILOT) {
+    if (PILOTED && TR_RACE_BLOCK_PILOT) {
         // Every warp starts from the block's best pilot (every thread of
         // the block races the same row here, so the barrier is uniform).
         __syncthreads();
