@@ -166,6 +166,63 @@ __device__ __forceinline__ void tr_phase(int) {}
 __device__ __forceinline__ void tr_phase_print() {}
 #endif
 
+// Warp clock (a profiling aid, compiled only with TR_WARP_PRINT defined:
+// `tailrace-cuda-check --checked-define TR_WARP_PRINT=1 bench ...`, read by
+// scripts/warp-clock.py). Lane 0 of each warp of the exact race counts its
+// steps, rare steps, threshold raises and queued candidates, sums the SM
+// clock spent in its rare steps and in its raises' cutoff computations, and
+// stamps the clock at the race's start, at the end of its loop (before the
+// block's barrier) and after its final flush; it prints one line when the
+// race is done. Without the define every member compiles to nothing.
+struct WarpClock {
+#ifdef TR_WARP_PRINT
+    long long c0, c1, cr, cc, rare_cyc, raise_cyc;
+    unsigned long long g0;
+    unsigned steps, rare, raises, queued;
+    __device__ __forceinline__ void start() {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+        c0 = clock64();
+        c1 = cr = cc = c0;
+        rare_cyc = raise_cyc = 0;
+        steps = rare = raises = queued = 0;
+    }
+    __device__ __forceinline__ void step() { steps++; }
+    __device__ __forceinline__ void rare_step() {
+        rare++;
+        cr = clock64();
+    }
+    __device__ __forceinline__ void rare_done() { rare_cyc += clock64() - cr; }
+    __device__ __forceinline__ void raise_begin() {
+        raises++;
+        cc = clock64();
+    }
+    __device__ __forceinline__ void raise_done() { raise_cyc += clock64() - cc; }
+    __device__ __forceinline__ void queue(unsigned n) { queued += n; }
+    __device__ __forceinline__ void loop_done() { c1 = clock64(); }
+    __device__ __forceinline__ void print(unsigned final_q) {
+        const long long c2 = clock64();
+        unsigned long long g;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+        unsigned smid;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        if ((threadIdx.x & 31) == 0)
+            printf("tr_warp %u %u %u %lld %lld %llu %llu %u %u %u %u %lld %u %lld\n", blockIdx.x,
+                   threadIdx.x >> 5, smid, c1 - c0, c2 - c0, g0, g, steps, rare, queued, final_q,
+                   rare_cyc, raises, raise_cyc);
+    }
+#else
+    __device__ __forceinline__ void start() {}
+    __device__ __forceinline__ void step() {}
+    __device__ __forceinline__ void rare_step() {}
+    __device__ __forceinline__ void rare_done() {}
+    __device__ __forceinline__ void raise_begin() {}
+    __device__ __forceinline__ void raise_done() {}
+    __device__ __forceinline__ void queue(unsigned) {}
+    __device__ __forceinline__ void loop_done() {}
+    __device__ __forceinline__ void print(unsigned) {}
+#endif
+};
+
 __device__ __forceinline__ void tr_grid_begin() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

@@ -402,6 +402,19 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 // equals the best is evaluated and ties go to the smaller index: the result is
 // the exact argmax.
 
+// 1: the binary32 race's class cutoffs in closed form (tr_cutoff_f32_closed,
+// a few operations, possibly an ulp or so below the exact cutoff); 0: the
+// exact smallest cutoff by bisection (tr_cutoff_f32, a call with about seven
+// dependent binary64 tests), a timing knob. Either is conservative. A warp
+// raises its threshold about four times a row, and each raise waited for the
+// bisection: 766 SM cycles against 158 in closed form (warp clock, plain B =
+// 256); plain bf16 V = 131072 B = 1 / 8 / 64 / 256 / 1024 per call 14.0 /
+// 17.2 / 26.1 / 44.4 / 118.9 -> 12.7 / 15.8 / 23.8 / 42.1 / 115.7 us
+// (docs/cuda-notes.md, run 19).
+#ifndef TR_CUTOFF_CLOSED
+#define TR_CUTOFF_CLOSED 1
+#endif
+
 // Smallest binary32 x with fma(neg_t, lbc, x) >= thr (-FLT_MAX if all finite x
 // qualify, +inf if none does).
 __device__ __noinline__ float tr_cutoff_f32(double neg_t, double lbc, double thr) {
@@ -428,6 +441,31 @@ __device__ __noinline__ float tr_cutoff_f32(double neg_t, double lbc, double thr
     }
 #undef TR_PRED_F
     return tr_funkey(h);
+}
+
+// A binary32 c no larger than tr_cutoff_f32's answer, in closed form: every
+// x with fma(neg_t, lbc, x) >= thr has x >= c. That fma rounds neg_t * lbc +
+// x once, so it reaches thr only if neg_t * lbc + x >= thr - 2^-53 |thr|;
+// thr - RN(neg_t * lbc) rounded down, less margin (which covers that and
+// the product's rounding, 2^-53 |neg_t * lbc|, with |lbc| <= 128; 2^-1000
+// covers subnormal thresholds), is a lower bound of x, and so is its
+// binary32 rounding down. margin depends on thr and neg_t only, so c does
+// not decrease as lbc rises with the class (the unit test needs that). A
+// cutoff below the exact one only lets more elements reach the rare step's
+// exact bound tests. scripts/check_cutoff_margin.py checks both properties
+// against the bisection in exact rationals.
+__device__ __forceinline__ float tr_cutoff_f32_closed(double neg_t, double lbc, double thr) {
+    if (thr == tr_ninf()) return -tr_flt_max();
+    // thr = +inf (a row with +inf logits, or T so large that scores
+    // overflow): the bisection, whose answer is +inf where the product does
+    // not overflow and -FLT_MAX where it does (every element's bound is
+    // +inf then, and such elements tie at +inf).
+    if (thr == tr_inf()) return tr_cutoff_f32(neg_t, lbc, thr);
+    const double margin =
+        __dadd_ru(__dmul_ru(__dadd_ru(fabs(thr), __dmul_ru(fabs(neg_t), 128.0)), 0x1p-51), 0x1p-1000);
+    const double m = __dsub_rd(__dsub_rd(thr, __dmul_rn(neg_t, lbc)), margin);
+    if (!(m >= -(double)tr_flt_max())) return -tr_flt_max();  // NaN too (T * lbc overflowed)
+    return __double2float_rd(m);
 }
 
 // The same in binary64.
@@ -475,7 +513,8 @@ template <> struct Cutoffs<false> {
     float lane;
     __device__ __forceinline__ void compute(double neg_t, double lbc_lane, double thr, double cut_a) {
         float fl = __double2float_rd(cut_a);  // <= cut_a: a weaker floor, still conservative
-        lane = tr_cutoff_f32(neg_t, lbc_lane, thr);
+        lane = TR_CUTOFF_CLOSED ? tr_cutoff_f32_closed(neg_t, lbc_lane, thr)
+                                : tr_cutoff_f32(neg_t, lbc_lane, thr);
         lane = (fl > lane) ? fl : lane;
     }
     __device__ __forceinline__ float get(u32 lead) const {
@@ -594,10 +633,11 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // longer spills in the loop of tr_fast_bf16 and _f16; in tr_fast_wide_* B =
 // 1024 144.3 -> 148.0 (run 15) and 123.9 -> 126.9 (run 17) with each warp's
 // own pilot, but 123.6 -> 117.5 with the block's (TR_RACE_BLOCK_PILOT) and
-// the pinned lead blocks, in one timing (run 18, call 6), a build not yet
-// through the GPU check, so they still go without (TR_FAST_WIDE_PILOT), as
-// the generic and fused builds do (not measured with it). 0: no pilot in
-// any build (a timing knob).
+// the pinned lead blocks (run 18, call 6; run 19, call 1: 124.5 -> 120.7,
+// queued 121.9 -> 115.8), so tr_fast_wide_* has it too (TR_FAST_WIDE_PILOT;
+// false, a timing knob, is the shape before). The generic and fused builds
+// go without (not measured with it). 0: no pilot in any build (a timing
+// knob).
 #ifndef TR_RACE_PILOT
 #define TR_RACE_PILOT 1
 #endif
@@ -615,11 +655,20 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 #ifndef TR_RACE_BLOCK_PILOT
 #define TR_RACE_BLOCK_PILOT 1
 #endif
+// K > 0: in the builds with the pilot, every K-th step a warp compares its
+// threshold with the block's (s_thr) in the unit test's vote and raises it
+// where the block's is higher; 0: a warp reads the block's threshold only in
+// its rare steps (a timing knob). Without it every warp climbs from the
+// pilot through its own records, each a rare step, and a warp's rare steps
+// set how long it runs.
+#ifndef TR_RACE_REFRESH
+#define TR_RACE_REFRESH 0
+#endif
 #ifndef TR_FAST_PILOT
 #define TR_FAST_PILOT true
 #endif
 #ifndef TR_FAST_WIDE_PILOT
-#define TR_FAST_WIDE_PILOT false
+#define TR_FAST_WIDE_PILOT true
 #endif
 // 1: the element tests of a step leave each lane's candidates as a bit mask,
 // and the rare step walks the set bits only (a lane's element is picked by a
@@ -719,12 +768,19 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     bool bad = false, any = false;
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
+    WarpClock wclk;
+    wclk.start();
 
+    // The order key of thr (kept for the refresh's compare).
+    u64 tkey = tr_dkey(thr);
     auto raise = [&](double v) {
         if (v > thr) {
             thr = v;
-            if (lane == 0) atomicMax((unsigned long long*)s_thr, (unsigned long long)tr_dkey(thr));
+            tkey = tr_dkey(thr);
+            if (lane == 0) atomicMax((unsigned long long*)s_thr, (unsigned long long)tkey);
+            wclk.raise_begin();
             cut.compute(neg_t, lbc_lane, thr, cut_a);
+            wclk.raise_done();
         }
     };
 
@@ -738,6 +794,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             q.a(e) = av;
         }
         qn += __popc(bal);
+        wclk.queue(__popc(bal));
     };
 
     // N units per lane: unit n is u0 + 32 n + lane (dead past the chunk).
@@ -838,9 +895,36 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         __syncthreads();
         raise(tr_dunkey(*(volatile u64*)s_thr));
     }
+    // The refresh (TR_RACE_REFRESH): the upper word of the block's key,
+    // loaded at the start of a step, joins that step's unit-test vote, so a
+    // step whose warp finds the block ahead of it leaves the common path
+    // (whose code stays as it is) and raises thr there. Any earlier value
+    // of s_thr is a lower bound of the row's best score, and so is the key
+    // with its lower word cleared (keys are ordered as the values; the upper
+    // word holds the exponent, so the cleared key of a finite value or of
+    // +inf is a value of that kind too); a raise that only the lower word
+    // shows is skipped, which only costs pruning. s_thr starts at the key of
+    // -inf, whose cleared key would be a NaN: the strict compare never takes
+    // it (thr starts there too, and every other key's upper word is larger).
+    constexpr u32 REFRESH = (PILOT && !BIAS && UNIT_TEST) ? (u32)TR_RACE_REFRESH : 0u;
+    static_assert((REFRESH & (REFRESH - 1)) == 0, "TR_RACE_REFRESH: 0 or a power of two");
+    u32 rc = 0;
+    auto block_ahead = [&]() -> bool {
+        if (REFRESH == 0) return false;
+        if (REFRESH > 1 && ((++rc) & (REFRESH - 1)) != 0) return false;
+        return ((const volatile u32*)s_thr)[1] > (u32)(tkey >> 32);
+    };
+    auto refresh = [&]() {
+        tkey = (u64)((const volatile u32*)s_thr)[1] << 32;
+        thr = tr_dunkey(tkey);
+        wclk.raise_begin();
+        cut.compute(neg_t, lbc_lane, thr, cut_a);
+        wclk.raise_done();
+    };
     for (; u0 < unit_hi; u0 += step) {
         AT a[N][8];
         Raw8 rx[N];
+        wclk.step();
         if (STAGED) {
             // This step's copies are done once at most D - 2 groups are pending.
             tr_cp_wait<(D >= 2 ? D - 2 : 0)>();
@@ -913,7 +997,13 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             }
             fm = tr_fmax_nan(fm, um);
             const u32 lm_lo = lm2 << 16, lm_hi = lm2 & 0xffff0000u;
-            if (!__any_sync(TR_FULL, um >= cut.get(lm_lo < lm_hi ? lm_lo : lm_hi))) continue;
+            const u32 lmin = lm_lo < lm_hi ? lm_lo : lm_hi;
+            const bool ahead = block_ahead();
+            if (!__any_sync(TR_FULL, (um >= cut.get(lmin)) | ahead)) continue;
+            if (REFRESH && ahead) {
+                refresh();
+                if (!__any_sync(TR_FULL, um >= cut.get(lmin))) continue;
+            }
 #pragma unroll
             for (int n = 0; n < N; n++)
 #pragma unroll
@@ -941,6 +1031,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         }
         if (BITS) {
             if (!__any_sync(TR_FULL, cand != 0)) continue;
+            wclk.rare_step();
             // Rare: some lane holds a candidate. Raise thr from the score
             // lower bounds of the lane's candidates, then queue those whose
             // upper bound reaches it, walking the set bits of cand.
@@ -978,6 +1069,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 const u32 bal = __ballot_sync(TR_FULL, push);
                 if (bal) enqueue(push, bal, i, ld, av);
             }
+            wclk.rare_done();
             continue;
         }
         if (!__any_sync(TR_FULL, anyc)) continue;
@@ -1023,10 +1115,13 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     }
     // No copy is left in flight: each one was for a step the loop ran.
     // Final: the block's best threshold, then the queue.
+    wclk.loop_done();
     __syncthreads();
     double bt = tr_dunkey(*(volatile u64*)s_thr);
     thr = (bt > thr) ? bt : thr;
+    const u32 final_q = qn;
     tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
+    wclk.print(final_q);
     if (UNIT_TEST) {
         bad = !(fm < tr_finf());
         any = fm > tr_fninf();

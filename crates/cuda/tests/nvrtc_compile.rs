@@ -45,8 +45,10 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// short-circuit parameter loads (`TR_PASS_PARAMS_AT_ONCE=0`), the race's
 /// unrolled rare step (`TR_RACE_RARE_BITS=0`), its unpinned lead blocks
 /// (`TR_RACE_PIN_LEADS=0`), each warp's own pilot (`TR_RACE_BLOCK_PILOT=0`)
-/// the pilot over three steps (`TR_RACE_PILOT_STEPS=3`) and the pilot in
-/// the wide build (`TR_FAST_WIDE_PILOT=true`) still compile cleanly, so a
+/// the pilot over three steps (`TR_RACE_PILOT_STEPS=3`), the wide build
+/// without the pilot (`TR_FAST_WIDE_PILOT=false`), the block threshold's
+/// refresh (`TR_RACE_REFRESH=1`, `=4`), the bisected class cutoffs
+/// (`TR_CUTOFF_CLOSED=0`) and the warp clock (`TR_WARP_PRINT=1`) still compile cleanly, so a
 /// device run does not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
@@ -59,7 +61,11 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_RACE_PIN_LEADS=0",
         "TR_RACE_BLOCK_PILOT=0",
         "TR_RACE_PILOT_STEPS=3",
-        "TR_FAST_WIDE_PILOT=true",
+        "TR_FAST_WIDE_PILOT=false",
+        "TR_RACE_REFRESH=1",
+        "TR_RACE_REFRESH=4",
+        "TR_CUTOFF_CLOSED=0",
+        "TR_WARP_PRINT=1",
     ] {
         let defines = [knob.to_string()];
         let c = kernels::compile_with("compute_90", &defines, &[])
