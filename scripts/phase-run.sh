@@ -9,12 +9,7 @@
 # lines land in $OUT/ph-ROWS-K-P.txt.
 set -u
 cd "$(dirname "$0")/.."
-for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
-  if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
-done
-BIN=${BIN:-target/release/tailrace-cuda-check}
-OUT=${OUT:-/tmp/tailrace-out}
-mkdir -p "$OUT"
+. scripts/device-env.sh
 for c in ${CONFIGS:-1:50:0.9 8:50:0.9}; do
   IFS=: read -r rows k p <<< "$c"
   f="$OUT/ph-$rows-$k-$p.txt"

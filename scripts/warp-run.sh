@@ -5,16 +5,11 @@
 # Build here: bash scripts/device-run.sh build; then the device tool's `run` with
 #   carry ["target/release/tailrace-cuda-check"], command: bash scripts/warp-run.sh
 # Environment: CONFIGS ("rows[:DEFINE,DEFINE...] ...", default "256"; e.g.
-# "256 256:TR_RACE_CLAIM=1"), REPS (launches a configuration, the first a
+# "256 256:TR_CUTOFF_CLOSED=0"), REPS (launches a configuration, the first a
 # warm-up; default 4). The raw lines land in $OUT/warp-ROWS[-DEFINES].txt.
 set -u
 cd "$(dirname "$0")/.."
-for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
-  if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
-done
-BIN=${BIN:-target/release/tailrace-cuda-check}
-OUT=${OUT:-/tmp/tailrace-out}
-mkdir -p "$OUT"
+. scripts/device-env.sh
 for c in ${CONFIGS:-256}; do
   rows=${c%%:*}
   defs=()
