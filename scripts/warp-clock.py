@@ -64,7 +64,8 @@ def fit(rows, names):
     return [b[i] / a[i][i] for i in range(k)]
 
 
-def summarize(rows, ghz):
+def stats(rows, ghz):
+    """The launch's figures as a dict (times in us, shares in %)."""
     us = lambda c: c / ghz / 1000.0
     loops = [r["loop"] for r in rows]
     blocks = {}
@@ -74,46 +75,77 @@ def summarize(rows, ghz):
     wait = sum(max(w["loop"] for w in ws) - w["loop"] for ws in blocks.values() for w in ws)
     busy = sum(max(w["loop"] for w in ws) * len(ws) for ws in blocks.values())
     t0 = min(r["g0"] for r in rows)
-    spans = {b: (max(w["g1"] for w in ws) - min(w["g0"] for w in ws)) for b, ws in blocks.items()}
+    spans = [max(w["g1"] for w in ws) - min(w["g0"] for w in ws) for ws in blocks.values()]
     ends = {b: max(w["g1"] for w in ws) - t0 for b, ws in blocks.items()}
     starts = {b: min(w["g0"] for w in ws) - t0 for b, ws in blocks.items()}
-    bmax = {b: max(w["loop"] for w in ws) for b, ws in blocks.items()}
-    bmean = {b: statistics.mean(w["loop"] for w in ws) for b, ws in blocks.items()}
     last = max(ends, key=ends.get)
-    print(f"  warps {len(rows)}, blocks {len(blocks)}, steps a warp {statistics.median(r['steps'] for r in rows)}")
-    print(f"  warp loop us: p10 {us(pct(loops, .1)):.2f} p50 {us(pct(loops, .5)):.2f} "
-          f"p90 {us(pct(loops, .9)):.2f} max {us(max(loops)):.2f}")
-    print(f"  rare steps a warp: mean {statistics.mean(r['rare'] for r in rows):.2f} "
-          f"max {max(r['rare'] for r in rows)}; queued mean {statistics.mean(r['queued'] for r in rows):.1f} "
-          f"max {max(r['queued'] for r in rows)}; final queue mean "
-          f"{statistics.mean(r['final_q'] for r in rows):.1f}")
     rs = sum(r["rare"] for r in rows)
     ra = sum(r["raises"] for r in rows)
-    print(f"  in rare steps: {sum(r['rare_cyc'] for r in rows) / max(rs, 1):.0f} cycles a rare step, "
-          f"{100.0 * sum(r['rare_cyc'] for r in rows) / sum(loops):.1f}% of the loops; raises a warp "
-          f"{ra / len(rows):.2f}, {sum(r['raise_cyc'] for r in rows) / max(ra, 1):.0f} cycles a cutoff computation")
-    print(f"  block: slowest loop / mean loop {statistics.mean(bmax[b] / bmean[b] for b in blocks):.3f} "
-          f"(mean over blocks); warps wait at the barrier {100.0 * wait / busy:.1f}% of the loops' span")
-    print(f"  after the loop (barrier, flush) us: p50 "
-          f"{us(statistics.median(r['total'] - r['loop'] for r in rows)):.2f} "
-          f"max {us(max(r['total'] - r['loop'] for r in rows)):.2f}")
-    sp = list(spans.values())
-    print(f"  block span us (global timer): p10 {pct(sp, .1) / 1e3:.2f} p50 {pct(sp, .5) / 1e3:.2f} "
-          f"p90 {pct(sp, .9) / 1e3:.2f} max {max(sp) / 1e3:.2f}; last block ends at "
-          f"{ends[last] / 1e3:.2f} us (started {starts[last] / 1e3:.2f}); median end "
-          f"{statistics.median(ends.values()) / 1e3:.2f}")
+    by_rare = {}
+    for r in rows:
+        by_rare.setdefault(r["rare"], []).append(us(r["loop"]))
+    per_sm = {}
     sms = {}
     for b, ws in blocks.items():
         sms.setdefault(ws[0]["sm"], []).append(b)
-    per_sm = {}
-    for sm, bs in sms.items():
-        per_sm.setdefault(len(bs), []).append(max(ends[b] for b in bs))
-    for n, es in sorted(per_sm.items()):
-        print(f"  SMs with {n} block(s): {len(es)}, their last end us p50 {statistics.median(es) / 1e3:.2f} "
-              f"max {max(es) / 1e3:.2f}")
-    c = fit(rows, ["steps", "rare", "queued"])
-    if c:
-        print(f"  loop cycles ~ {c[0]:.0f} + {c[1]:.1f} a step + {c[2]:.1f} a rare step + {c[3]:.1f} a queued entry")
+    for bs in sms.values():
+        per_sm.setdefault(len(bs), []).append(max(ends[b] for b in bs) / 1e3)
+    # Loop cycles against the counts that vary between warps (a constant
+    # count would only split the intercept).
+    names = [n for n in ("steps", "rare", "queued") if len({r[n] for r in rows}) > 1]
+    c = fit(rows, names) if names else None
+    return {
+        "warps": len(rows),
+        "blocks": len(blocks),
+        "steps": statistics.median(r["steps"] for r in rows),
+        "loop_us": [us(pct(loops, q)) for q in (0.1, 0.5, 0.9)] + [us(max(loops))],
+        "rare_mean": statistics.mean(r["rare"] for r in rows),
+        "rare_max": max(r["rare"] for r in rows),
+        "queued_mean": statistics.mean(r["queued"] for r in rows),
+        "queued_max": max(r["queued"] for r in rows),
+        "final_q_mean": statistics.mean(r["final_q"] for r in rows),
+        "cycles_per_rare": sum(r["rare_cyc"] for r in rows) / max(rs, 1),
+        "rare_share": 100.0 * sum(r["rare_cyc"] for r in rows) / sum(loops),
+        "raises_mean": ra / len(rows),
+        "cycles_per_raise": sum(r["raise_cyc"] for r in rows) / max(ra, 1),
+        "slowest_over_mean": statistics.mean(
+            max(w["loop"] for w in ws) / statistics.mean(w["loop"] for w in ws) for ws in blocks.values()),
+        "barrier_share": 100.0 * wait / busy,
+        "after_loop_us": [us(statistics.median(r["total"] - r["loop"] for r in rows)),
+                          us(max(r["total"] - r["loop"] for r in rows))],
+        "span_us": [pct(spans, q) / 1e3 for q in (0.1, 0.5, 0.9)] + [max(spans) / 1e3],
+        "last_end_us": ends[last] / 1e3,
+        "last_start_us": starts[last] / 1e3,
+        "median_end_us": statistics.median(ends.values()) / 1e3,
+        "per_sm": {n: (len(es), statistics.median(es), max(es)) for n, es in sorted(per_sm.items())},
+        "loop_by_rare": {k: (len(v), statistics.mean(v)) for k, v in sorted(by_rare.items())},
+        "fit": dict(zip(["intercept"] + names, c)) if c else {},
+    }
+
+
+def summarize(rows, ghz):
+    d = stats(rows, ghz)
+    print(f"  warps {d['warps']}, blocks {d['blocks']}, steps a warp {d['steps']}")
+    p10, p50, p90, mx = d["loop_us"]
+    print(f"  warp loop us: p10 {p10:.2f} p50 {p50:.2f} p90 {p90:.2f} max {mx:.2f}")
+    print(f"  rare steps a warp: mean {d['rare_mean']:.2f} max {d['rare_max']}; queued mean "
+          f"{d['queued_mean']:.1f} max {d['queued_max']}; final queue mean {d['final_q_mean']:.1f}")
+    print(f"  in rare steps: {d['cycles_per_rare']:.0f} cycles a rare step, {d['rare_share']:.1f}% of the "
+          f"loops; raises a warp {d['raises_mean']:.2f}, {d['cycles_per_raise']:.0f} cycles a cutoff computation")
+    print(f"  block: slowest loop / mean loop {d['slowest_over_mean']:.3f} (mean over blocks); warps wait "
+          f"at the barrier {d['barrier_share']:.1f}% of the loops' span")
+    print(f"  after the loop (barrier, flush) us: p50 {d['after_loop_us'][0]:.2f} max {d['after_loop_us'][1]:.2f}")
+    s10, s50, s90, smx = d["span_us"]
+    print(f"  block span us (global timer): p10 {s10:.2f} p50 {s50:.2f} p90 {s90:.2f} max {smx:.2f}; last "
+          f"block ends at {d['last_end_us']:.2f} us (started {d['last_start_us']:.2f}); median end "
+          f"{d['median_end_us']:.2f}")
+    for n, (count, med, mx) in d["per_sm"].items():
+        print(f"  SMs with {n} block(s): {count}, their last end us p50 {med:.2f} max {mx:.2f}")
+    print("  warp loop us by rare steps: " + ", ".join(
+        f"{k}: {m:.2f} ({n})" for k, (n, m) in d["loop_by_rare"].items()))
+    if d["fit"]:
+        unit = {"intercept": "", "steps": " a step", "rare": " a rare step", "queued": " a queued entry"}
+        print("  loop cycles ~ " + " + ".join(f"{v:.1f}{unit[k]}" for k, v in d["fit"].items()))
 
 
 def main():
