@@ -83,6 +83,14 @@ class WarpClock(unittest.TestCase):
         self.assertEqual(d["per_sm"][1][0], 2)  # two SMs with one block each
         self.assertEqual(sum(n for n, _ in d["loop_by_rare"].values()), 8)
 
+    def test_lines_without_cycle_sums(self):
+        short = [" ".join(l.split()[:12]) for l in launch(0, lambda b, w: w % 2)]
+        (rows,) = list(wc.launches(short))
+        d = wc.stats(rows, GHZ)
+        self.assertEqual(d["warps"], 8)
+        self.assertIsNone(d["cycles_per_rare"])
+        self.assertAlmostEqual(d["fit"]["rare"], 3000, places=3)
+
     def test_summary_prints(self):
         import contextlib
         import io

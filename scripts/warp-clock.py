@@ -25,10 +25,12 @@ def launches(lines):
     cur, seen = [], set()
     for ln in lines:
         f = ln.split()
-        if len(f) != 15 or f[0] != "tr_warp":
+        # 15 fields; 12 in the first builds of run 19 (no cycle sums).
+        if len(f) not in (12, 15) or f[0] != "tr_warp":
             continue
         r = dict(zip(("block", "warp", "sm", "loop", "total", "g0", "g1", "steps", "rare", "queued", "final_q",
                       "rare_cyc", "raises", "raise_cyc"), map(int, f[1:])))
+        r.setdefault("rare_cyc", None)
         key = (r["block"], r["warp"])
         if key in seen:
             yield cur
@@ -79,8 +81,9 @@ def stats(rows, ghz):
     ends = {b: max(w["g1"] for w in ws) - t0 for b, ws in blocks.items()}
     starts = {b: min(w["g0"] for w in ws) - t0 for b, ws in blocks.items()}
     last = max(ends, key=ends.get)
+    cyc = all(r["rare_cyc"] is not None for r in rows)
     rs = sum(r["rare"] for r in rows)
-    ra = sum(r["raises"] for r in rows)
+    ra = sum(r["raises"] for r in rows) if cyc else 0
     by_rare = {}
     for r in rows:
         by_rare.setdefault(r["rare"], []).append(us(r["loop"]))
@@ -104,10 +107,10 @@ def stats(rows, ghz):
         "queued_mean": statistics.mean(r["queued"] for r in rows),
         "queued_max": max(r["queued"] for r in rows),
         "final_q_mean": statistics.mean(r["final_q"] for r in rows),
-        "cycles_per_rare": sum(r["rare_cyc"] for r in rows) / max(rs, 1),
-        "rare_share": 100.0 * sum(r["rare_cyc"] for r in rows) / sum(loops),
-        "raises_mean": ra / len(rows),
-        "cycles_per_raise": sum(r["raise_cyc"] for r in rows) / max(ra, 1),
+        "cycles_per_rare": sum(r["rare_cyc"] for r in rows) / max(rs, 1) if cyc else None,
+        "rare_share": 100.0 * sum(r["rare_cyc"] for r in rows) / sum(loops) if cyc else None,
+        "raises_mean": ra / len(rows) if cyc else None,
+        "cycles_per_raise": sum(r["raise_cyc"] for r in rows) / max(ra, 1) if cyc else None,
         "slowest_over_mean": statistics.mean(
             max(w["loop"] for w in ws) / statistics.mean(w["loop"] for w in ws) for ws in blocks.values()),
         "barrier_share": 100.0 * wait / busy,
@@ -130,8 +133,10 @@ def summarize(rows, ghz):
     print(f"  warp loop us: p10 {p10:.2f} p50 {p50:.2f} p90 {p90:.2f} max {mx:.2f}")
     print(f"  rare steps a warp: mean {d['rare_mean']:.2f} max {d['rare_max']}; queued mean "
           f"{d['queued_mean']:.1f} max {d['queued_max']}; final queue mean {d['final_q_mean']:.1f}")
-    print(f"  in rare steps: {d['cycles_per_rare']:.0f} cycles a rare step, {d['rare_share']:.1f}% of the "
-          f"loops; raises a warp {d['raises_mean']:.2f}, {d['cycles_per_raise']:.0f} cycles a cutoff computation")
+    if d["cycles_per_rare"] is not None:
+        print(f"  in rare steps: {d['cycles_per_rare']:.0f} cycles a rare step, {d['rare_share']:.1f}% of the "
+              f"loops; raises a warp {d['raises_mean']:.2f}, {d['cycles_per_raise']:.0f} cycles a cutoff "
+              f"computation")
     print(f"  block: slowest loop / mean loop {d['slowest_over_mean']:.3f} (mean over blocks); warps wait "
           f"at the barrier {d['barrier_share']:.1f}% of the loops' span")
     print(f"  after the loop (barrier, flush) us: p50 {d['after_loop_us'][0]:.2f} max {d['after_loop_us'][1]:.2f}")
