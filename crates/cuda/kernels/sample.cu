@@ -896,7 +896,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         raise(tr_dunkey(*(volatile u64*)s_thr));
     }
     // The refresh (TR_RACE_REFRESH): the upper word of the block's key,
-    // loaded at the start of a step, joins that step's unit-test vote, so a
+    // read just before a step's unit-test vote, joins that vote, so a
     // step whose warp finds the block ahead of it leaves the common path
     // (whose code stays as it is) and raises thr there. Any earlier value
     // of s_thr is a lower bound of the row's best score, and so is the key
@@ -908,14 +908,15 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     // it (thr starts there too, and every other key's upper word is larger).
     constexpr u32 REFRESH = (PILOT && !BIAS && UNIT_TEST) ? (u32)TR_RACE_REFRESH : 0u;
     static_assert((REFRESH & (REFRESH - 1)) == 0, "TR_RACE_REFRESH: 0 or a power of two");
-    u32 rc = 0;
+    u32 rc = 0, kblk = 0;
     auto block_ahead = [&]() -> bool {
         if (REFRESH == 0) return false;
         if (REFRESH > 1 && ((++rc) & (REFRESH - 1)) != 0) return false;
-        return ((const volatile u32*)s_thr)[1] > (u32)(tkey >> 32);
+        kblk = ((const volatile u32*)s_thr)[1];
+        return kblk > (u32)(tkey >> 32);
     };
     auto refresh = [&]() {
-        tkey = (u64)((const volatile u32*)s_thr)[1] << 32;
+        tkey = (u64)kblk << 32;
         thr = tr_dunkey(tkey);
         wclk.raise_begin();
         cut.compute(neg_t, lbc_lane, thr, cut_a);
