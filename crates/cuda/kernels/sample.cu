@@ -2369,6 +2369,17 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 #define TR_PASS_PARAMS_AT_ONCE 1
 #endif
 
+// 1 (the default): a block that is its row's only chunk and not a fused row
+// hands warp 0's reduction to tr_row_result directly; 0: it writes its
+// partial, fences and reads it back as the last block of a row of many
+// chunks does (the shape before run 20). The same values either way.
+// Measured on the H200 (docs/cuda-notes.md, run 20, items 7 and 9): plain
+// bf16 B = 256 41.9 -> 40.7 us, B = 1024 116.6 -> 114.1 in one process;
+// greedy B = 256 0.966 of the old build's time over two grids each.
+#ifndef TR_PASS_LOCAL_COMBINE
+#define TR_PASS_LOCAL_COMBINE 1
+#endif
+
 // FAST: the batch has no bias and every racing row uses the exact profile (the
 // host knows from the parameters), so the bias and direct paths are compiled
 // out and the hot loop gets the registers. FUSED: the fused top-k path is
@@ -2489,8 +2500,10 @@ __device__ void tr_pass(const SampleArgs& A) {
     }
 
     tr_phase(4);
-    // Block reduction.
+    // Block reduction. A row of one chunk whose row's last block needs no
+    // partial (not fused) takes its result from warp 0's reduction itself.
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const bool local = TR_PASS_LOCAL_COMBINE && A.nchunks == 1 && !fused;
     u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
     double ma = acc.max_a;
     u32 mi = acc.max_i;
@@ -2522,7 +2535,9 @@ __device__ void tr_pass(const SampleArgs& A) {
         flags = __reduce_or_sync(TR_FULL, flags);
         tr_warp_best(ma, mi);
         tr_warp_best(bs, bi);
-        if (lane == 0) {
+        if (local) {
+            if (lane == 0) tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
+        } else if (lane == 0) {
             Partial p;
             p.score = bs;
             p.max_a = ma;
@@ -2540,6 +2555,10 @@ __device__ void tr_pass(const SampleArgs& A) {
                 s_last = (prev == A.nchunks - 1);
             }
         }
+    }
+    if (local) {
+        tr_phase_print();
+        return;
     }
     __syncthreads();
     tr_phase(5);
