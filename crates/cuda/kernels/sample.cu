@@ -61,6 +61,7 @@ struct SampleArgs {
     u64* topp;      // its workspace: per-row ToppRow, histograms, bin lists
     u32* topp_cnt;  // bf16 top-p rows of many chunks: each chunk's value counts, or null
     u32 race_stages;  // 1: the launch's shared memory holds the race's staging ring
+    u32 topp_seg_units;  // top-p rows of one chunk: units a histogram segment, or 0 (topp.cu)
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).

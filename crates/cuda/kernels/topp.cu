@@ -49,6 +49,13 @@ static_assert(TR_TOPP_VALUES / 2 <= TR_TOPP_BINS * 3, "value counts must fit the
 #ifndef TR_TOPP_MIDCAP
 #define TR_TOPP_MIDCAP 1024u
 #endif
+// 1: a bf16 histogram block of a row of one chunk (B >= 265 on an H200 at
+// V = 131072) counts its chunk in segments (A.topp_seg_units), so that the
+// gather reads the segment holding the cut; 0: one segment (the gather
+// reads the row; a tuning variant, the same cut).
+#ifndef TR_TOPP_SEGS
+#define TR_TOPP_SEGS 1
+#endif
 
 struct ToppRow {
     u64 r_lo, r_hi;      // mass still needed inside bin b*
@@ -58,9 +65,10 @@ struct ToppRow {
     u32 active;          // 1 between the select and the cut
     u32 arrive_hist;     // chunk blocks of the row done with the histogram
     u32 arrive_gather;   // ... with the gather
-    u32 cstar;           // bf16 rows of many chunks: the chunk where the cut lies, or
-                         // TR_TOPP_NONE (every chunk is gathered)
-    u32 pad[2];
+    u32 loc_lo, loc_hi;  // bf16 rows: the units [loc_lo, loc_hi) where the cut lies
+                         // (a chunk, or a segment of a row of one chunk); loc_hi = 0:
+                         // every chunk is gathered
+    u32 pad;
 };
 static_assert(sizeof(ToppRow) == 64, "ToppRow is the record's 8-word header");
 struct ToppBin {
@@ -296,7 +304,8 @@ __device__ __forceinline__ void tr_topp_found(const SampleArgs& A, u32 row, u32 
     R->bstar = b;
     R->count = 0;
     R->active = 1;
-    R->cstar = TR_TOPP_NONE;
+    R->loc_lo = 0;
+    R->loc_hi = 0;
 }
 
 // The mass of one element of value entry e (e != np): 0 where min-p drops it.
@@ -307,13 +316,57 @@ __device__ __forceinline__ u64 tr_topp_value_mass(u32 e, const ToppMap& M, doubl
     return tr_top_p_mass(a, a_max, t);
 }
 
+// How a histogram block splits its chunk into segments (tr_topp_hist).
+struct SegShape {
+    u32 segs;   // segments, each with its own table of counts (1: the chunk)
+    u32 units;  // units a segment (the last one may be shorter); 0 with one segment
+};
+// The value-count tables of a bf16 histogram block: dynamic shared memory,
+// as many tables of TR_TOPP_VALUES + 1 counts as the launch gave room for
+// (the host: Geometry::topp_hist_smem, one, or TOPP_SEG_TABLES for a row of
+// one chunk).
+__device__ __forceinline__ u32* tr_topp_tables(u32& fit) {
+    extern __shared__ u64 tr_dyn_smem[];
+    u32 bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    fit = bytes / ((TR_TOPP_VALUES + 1) * 4);
+    return (u32*)tr_dyn_smem;
+}
+// The segments of a chunk of `units` units: where the row is one chunk and
+// the host asked for them (A.topp_seg_units, Geometry::topp_seg_units), runs
+// of that many units, each counted in a table of its own. A split the
+// tables cannot hold gives one segment.
+__device__ __forceinline__ SegShape tr_topp_segs(const SampleArgs& A, i64 units, u32 fit) {
+    const SegShape one = {1, 0};
+#if TR_TOPP_SEGS
+    const u32 segu = A.nchunks == 1 ? A.topp_seg_units : 0u;
+    if (segu == 0 || units <= (i64)segu) return one;
+    const u32 segs = (u32)((units + segu - 1) / segu);
+    if (segs > fit) return one;
+    return SegShape{segs, segu};
+#else
+    return one;
+#endif
+}
+// A block's value counts: entry e summed over the segments, or segment s's.
+struct SegCounts {
+    const u32* c;
+    u32 segs;
+    __device__ __forceinline__ u32 total(u32 e) const {
+        u32 n = 0;
+        for (u32 s = 0; s < segs; s++) n += c[s * (TR_TOPP_VALUES + 1) + e];
+        return n;
+    }
+    __device__ __forceinline__ u32 seg(u32 s, u32 e) const { return c[s * (TR_TOPP_VALUES + 1) + e]; }
+};
+
 // The select of a bf16 row (its last chunk block). G: a row of many chunks,
-// whose value counts and value masses (every chunk block computed a share of
-// them) are in the workspace; else a row of one chunk, whose counts are in
-// shared memory and whose masses are computed here.
+// whose value counts (one table) and value masses (every chunk block
+// computed a share of them) are in the workspace; else a row of one chunk,
+// whose counts are in shared memory and whose masses are computed here.
 template <bool G>
 __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row, const RowState& st,
-                                                   const ToppMap& M, const u32* cnt, u128 mid) {
+                                                   const ToppMap& M, SegCounts cnt, u128 mid) {
     const double t = A.temperature[row], min_p = A.min_p[row], a_max = st.a_max;
     const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
     const u64* masses = tr_topp_masses(A, row);
@@ -323,11 +376,11 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
     // and table mass are 0), so that the loads of a segment overlap.
     auto mass = [&](u32 e) -> u128 {
         if (G) {
-            const u128 cm = (u128)__ldcg(&cnt[e]) * (u128)__ldcg(&masses[e]);
+            const u128 cm = (u128)__ldcg(&cnt.c[e]) * (u128)__ldcg(&masses[e]);
             return e == M.np ? mid : cm;
         }
         if (e == M.np) return mid;
-        const u32 c = cnt[e];
+        const u32 c = cnt.total(e);
         if (c == 0) return 0;
         return (u128)c * (u128)tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
     };
@@ -367,39 +420,87 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
     }
 }
 
-// The chunk of a bf16 row (many chunks, a value entry b*) where the cut lies.
+// The unit range of a chunk.
+__device__ __forceinline__ void tr_topp_chunk_units(const SampleArgs& A, u32 chunk, i64& ulo, i64& uhi) {
+    const i64 lo = (i64)chunk * A.chunk_len;
+    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
+    ulo = lo >> 3;
+    uhi = (hi + 7) >> 3;
+}
+
+// The run of a bf16 row's units (a chunk of a row of many chunks, or a
+// segment of a row of one chunk) where the cut lies, for a value entry b*.
 // The elements of b* share one mass m, and rank order among them is index
-// order, so the cut is the ceil(r / m)-th of them by index: in the first chunk
-// c whose count of b* elements, added to those of the chunks before it, times
-// m reaches r. Records c and the mass still needed inside it; the gather then
-// reads that chunk alone. One warp of the row's last histogram block.
-__device__ __noinline__ void tr_topp_locate(const SampleArgs& A, u32 row, const ToppMap& M) {
-    ToppRow* R = tr_topp_state(A, row);
-    if (threadIdx.x >= 32 || __ldcg(&R->active) == 0) return;
-    const u32 b = __ldcg(&R->bstar);
-    if (b == M.np) return;  // the middle bin: masses differ, every chunk is gathered
+// order, so the cut is the ceil(r / m)-th of them by index: in the first run
+// whose count of b* elements, added to those of the runs before it, times m
+// reaches r. Records that run's units and the mass still needed inside it;
+// the gather then reads that run alone. One warp: count(c) is run c's count
+// of b*, range(c, lo, hi) its units.
+template <class C, class U>
+__device__ __forceinline__ void tr_topp_locate_runs(ToppRow* R, u64 m, u32 nruns, C count, U range) {
     const u32 lane = threadIdx.x;
-    const u64 m = __ldcg(&tr_topp_masses(A, row)[b]);
     const u128 r = ((u128)__ldcg(&R->r_hi) << 64) | (u128)__ldcg(&R->r_lo);
-    const u32* counts = A.topp_cnt + (u64)row * A.nchunks * TR_TOPP_VALUES + b;
-    u32 run = 0;  // b* elements in the chunks before this step's
-    for (u32 c0 = 0; c0 < A.nchunks; c0 += 32) {
+    u32 run = 0;  // b* elements in the runs before this step's
+    for (u32 c0 = 0; c0 < nruns; c0 += 32) {
         const u32 c = c0 + lane;
-        const u32 n = c < A.nchunks ? __ldcg(&counts[(u64)c * TR_TOPP_VALUES]) : 0;
+        const u32 n = c < nruns ? count(c) : 0;
         const u32 incl = run + tr_warp_scan_u32(n);
         const u32 hit = __ballot_sync(TR_FULL, (u128)incl * m >= r);
         if (hit != 0) {
             if (lane == (u32)(__ffs(hit) - 1)) {
                 const u128 rest = r - (u128)(incl - n) * m;
+                u32 lo, hi;
+                range(c, lo, hi);
                 R->r_lo = (u64)rest;
                 R->r_hi = (u64)(rest >> 64);
-                R->cstar = c;
+                R->loc_lo = lo;
+                R->loc_hi = hi;
             }
             return;
         }
         run = __shfl_sync(TR_FULL, incl, 31);
     }
     // Not reached (the counts always reach r): every chunk is gathered.
+}
+
+// The chunk of a bf16 row of many chunks where the cut lies, from each
+// chunk's value counts (A.topp_cnt). One warp of the row's last histogram
+// block.
+__device__ __noinline__ void tr_topp_locate(const SampleArgs& A, u32 row, const ToppMap& M) {
+    ToppRow* R = tr_topp_state(A, row);
+    if (threadIdx.x >= 32 || __ldcg(&R->active) == 0) return;
+    const u32 b = __ldcg(&R->bstar);
+    if (b == M.np) return;  // the middle bin: masses differ, every chunk is gathered
+    const u64 m = __ldcg(&tr_topp_masses(A, row)[b]);
+    const u32* counts = A.topp_cnt + (u64)row * A.nchunks * TR_TOPP_VALUES + b;
+    tr_topp_locate_runs(
+        R, m, A.nchunks, [&](u32 c) { return __ldcg(&counts[(u64)c * TR_TOPP_VALUES]); },
+        [&](u32 c, u32& lo, u32& hi) {
+            i64 ulo, uhi;
+            tr_topp_chunk_units(A, c, ulo, uhi);
+            lo = (u32)ulo;
+            hi = (u32)uhi;
+        });
+}
+
+// The segment of a bf16 row of one chunk where the cut lies, from the
+// block's segment counts. One warp of the row's (only) histogram block.
+__device__ __noinline__ void tr_topp_locate_segs(const SampleArgs& A, u32 row, const ToppMap& M,
+                                                 SegCounts cnt, u32 segu, i64 ulo, i64 uhi,
+                                                 double a_max, double t, double min_p, double mthr) {
+    ToppRow* R = tr_topp_state(A, row);
+    if (threadIdx.x >= 32 || __ldcg(&R->active) == 0) return;
+    const u32 b = __ldcg(&R->bstar);
+    if (b == M.np) return;  // the middle bin: masses differ, the chunk is gathered
+    // The mass the select multiplied b*'s count by.
+    const u64 m = tr_topp_value_mass(b, M, a_max, t, min_p, mthr);
+    tr_topp_locate_runs(
+        R, m, cnt.segs, [&](u32 c) { return cnt.seg(c, b); },
+        [&](u32 c, u32& lo, u32& hi) {
+            const i64 s0 = ulo + (i64)c * segu;
+            lo = (u32)s0;
+            hi = (u32)min(s0 + (i64)segu, uhi);
+        });
 }
 
 // The select of an f32/f16 row over its TR_TOPP_BINS bins (its last chunk
@@ -459,6 +560,26 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
 #ifndef TR_TOPP_GATHER_UNITS
 #define TR_TOPP_GATHER_UNITS TR_TOPP_UNITS
 #endif
+// Units a thread loads before it counts them in a bf16 row's histogram:
+// in runs of fewer than 8 units a thread, and in longer runs.
+#ifndef TR_TOPP_VALUE_UNITS
+#define TR_TOPP_VALUE_UNITS TR_TOPP_UNITS
+#endif
+#ifndef TR_TOPP_VALUE_UNITS_LONG
+#define TR_TOPP_VALUE_UNITS_LONG 4
+#endif
+// 1: the gather of a value entry tests a unit's raw bits against b*'s
+// before it looks at its elements; 0: every element converted and
+// compared (a tuning variant; the same list).
+#ifndef TR_TOPP_GATHER_LEAN
+#define TR_TOPP_GATHER_LEAN 1
+#endif
+// 1: the histogram tests a unit for middle elements with one borrow test
+// a word before it flags them exactly; 0: it flags them in every unit (a
+// tuning variant; the same list).
+#ifndef TR_TOPP_MID_ANY
+#define TR_TOPP_MID_ANY 1
+#endif
 // Units [ulo, uhi) of a row (a piece of one chunk).
 template <int DT, int UNITS = TR_TOPP_UNITS, class G>
 __device__ __forceinline__ void tr_topp_range(const SampleArgs& A, u32 row, i64 ulo, i64 uhi, G g) {
@@ -487,13 +608,6 @@ __device__ __forceinline__ void tr_topp_range(const SampleArgs& A, u32 row, i64 
 #pragma unroll
         for (int k = 0; k < UNITS; k++) g(r[k], u0 + k * step);
     }
-}
-// The unit range of a chunk.
-__device__ __forceinline__ void tr_topp_chunk_units(const SampleArgs& A, u32 chunk, i64& ulo, i64& uhi) {
-    const i64 lo = (i64)chunk * A.chunk_len;
-    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
-    ulo = lo >> 3;
-    uhi = (hi + 7) >> 3;
 }
 template <int DT, int UNITS = TR_TOPP_UNITS, class G>
 __device__ __forceinline__ void tr_topp_units(const SampleArgs& A, u32 row, u32 chunk, G g) {
@@ -540,7 +654,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // bf16 rows: value counts; f32/f16 rows: bin counts and mass sums.
     constexpr bool VALUES = DT == 1;
     constexpr u32 NB = VALUES ? TR_TOPP_VALUES : TR_TOPP_BINS;
-    __shared__ u32 h_cnt[NB + 1];
+    // f32/f16 rows: bin counts here; bf16 rows: value counts in dynamic
+    // shared memory (tr_topp_tables).
+    __shared__ u32 h_bins[VALUES ? 1 : NB + 1];
     __shared__ u64 h_lo[VALUES ? 1 : TR_TOPP_BINS], h_hi[VALUES ? 1 : TR_TOPP_BINS];
     __shared__ float s_mid[VALUES ? TR_TOPP_MIDCAP : 1];  // middle-bin values of the chunk
     __shared__ u32 s_nmid;
@@ -556,17 +672,18 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         const ToppKeys Q = tr_topp_keys(M, a_max);
         const u32 ec2 = Q.ec | (Q.ec << 16);
         const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : Q.mid | (Q.mid << 16);
-        for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[e] = 0;
+        // Segments (a row of one chunk, A.topp_seg_units > 0): the chunk's
+        // units in runs of segu, each counted in its own table, so that the
+        // select can locate the run holding the cut and the gather reads that
+        // run alone.
+        u32 fit;
+        u32* const h_cnt = tr_topp_tables(fit);
+        i64 ulo, uhi;
+        tr_topp_chunk_units(A, chunk, ulo, uhi);
+        const SegShape SG = tr_topp_segs(A, uhi - ulo, fit);
+        for (u32 sg = 0; sg < SG.segs; sg++)
+            for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[sg * (NB + 1) + e] = 0;
         if (threadIdx.x == 0) s_nmid = 0;
-        if (A.nchunks > 1) {
-            // This chunk's share of the row's value masses (the select's
-            // table): a few per block, so no block waits long on them.
-            const u32 share = (M.e + A.nchunks - 1) / A.nchunks;
-            const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
-            u64* masses = tr_topp_masses(A, row);
-            for (u32 e = s0 + threadIdx.x; e < s1; e += blockDim.x)
-                masses[e] = e == M.np ? 0 : tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
-        }
         __syncthreads();
         // Count the elements of the value entries; the middle bin's (tiny
         // magnitudes, all distinct masses) are listed and their masses added
@@ -574,34 +691,66 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // Every element adds to a slot, no branch: those without a counted
         // entry to slot Q.ec, which the select never reads (past the entries,
         // or the middle entry, whose count is never read).
-        tr_topp_units<DT>(A, row, chunk, [&](const Raw8& r, i64) {
-            const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
-            u32 z = 0;
+        for (u32 sg = 0; sg < SG.segs; sg++) {
+            u32* const tbl = h_cnt + sg * (NB + 1);
+            const i64 s0 = ulo + (i64)sg * SG.units;
+            const i64 s1 = SG.segs == 1 ? uhi : min(s0 + (i64)SG.units, uhi);
+            auto count = [&](const Raw8& r, i64) {
+                const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+                u32 e2[4], zany = 0;
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const u32 e2 = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
-                atomicAdd(&h_cnt[e2 & 0xffffu], 1u);
-                atomicAdd(&h_cnt[e2 >> 16], 1u);
+                for (int j = 0; j < 4; j++) {
+                    e2[j] = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
+                    atomicAdd(&tbl[e2[j] & 0xffffu], 1u);
+                    atomicAdd(&tbl[e2[j] >> 16], 1u);
+                    // A zero 16-bit half of h = e2 ^ mid2 (a middle element)
+                    // sets bit 15 or 31 of (h - 0x10001) & ~h; a borrow can
+                    // set a bit beside a zero half, never without one.
+                    const u32 h = e2[j] ^ mid2;
+                    if (TR_TOPP_MID_ANY) zany |= (h - 0x00010001u) & ~h;
+                }
+                if (TR_TOPP_MID_ANY && (zany & 0x80008000u) == 0) return;
                 // Bit 15 (31) set exactly where the low (high) half of h is 0:
                 // a middle element. Element 2j's flag goes to bit 15 - j, element
                 // 2j + 1's to bit 31 - j.
-                const u32 h = e2 ^ mid2;
-                z |= (~(((h & 0x7fff7fffu) + 0x7fff7fffu) | h) & 0x80008000u) >> j;
-            }
-            if (z == 0) return;
-            // The unit's middle elements into the list: one shared atomic.
-            u32 slot = atomicAdd(&s_nmid, (u32)__popc(z));
-            do {
-                const u32 b = 31 - __clz(z);
-                z ^= 1u << b;
-                const u32 j = 15 - (b & 15);
-                const u32 wj = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
-                const u32 v = b >= 16 ? wj & 0xffff0000u : wj << 16;
-                if (slot < TR_TOPP_MIDCAP) s_mid[slot] = __uint_as_float(v);
-                slot++;
-            } while (z != 0);
-        });
+                u32 z = 0;
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const u32 h = e2[j] ^ mid2;
+                    z |= (~(((h & 0x7fff7fffu) + 0x7fff7fffu) | h) & 0x80008000u) >> j;
+                }
+                if (z == 0) return;
+                // The unit's middle elements into the list: one shared atomic.
+                u32 slot = atomicAdd(&s_nmid, (u32)__popc(z));
+                do {
+                    const u32 b = 31 - __clz(z);
+                    z ^= 1u << b;
+                    const u32 j = 15 - (b & 15);
+                    const u32 wj = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
+                    const u32 v = b >= 16 ? wj & 0xffff0000u : wj << 16;
+                    if (slot < TR_TOPP_MIDCAP) s_mid[slot] = __uint_as_float(v);
+                    slot++;
+                } while (z != 0);
+            };
+            // Long runs (at least 8 units a thread) load more units at once.
+            if (TR_TOPP_VALUE_UNITS_LONG != TR_TOPP_VALUE_UNITS && s1 - s0 >= 8 * (i64)blockDim.x)
+                tr_topp_range<DT, TR_TOPP_VALUE_UNITS_LONG>(A, row, s0, s1, count);
+            else
+                tr_topp_range<DT, TR_TOPP_VALUE_UNITS>(A, row, s0, s1, count);
+        }
         __syncthreads();
+        if (A.nchunks > 1) {
+            // This chunk's share of the row's value masses (the select's
+            // table): a few per block, so no block waits long on them. The
+            // first threads take them, the last ones the middle masses below,
+            // so that the two chains of binary64 operations overlap where a
+            // block has few of each.
+            const u32 share = (M.e + A.nchunks - 1) / A.nchunks;
+            const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
+            u64* masses = tr_topp_masses(A, row);
+            for (u32 e = s0 + threadIdx.x; e < s1; e += blockDim.x)
+                masses[e] = e == M.np ? 0 : tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
+        }
         // The middle elements' masses: summed by each thread, then over the
         // block (integer sums: the order does not matter).
         u128 msum = 0;
@@ -611,7 +760,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             msum += (u128)tr_top_p_mass(a, a_max, t);
         };
         if (s_nmid <= TR_TOPP_MIDCAP) {
-            for (u32 j = threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
+            for (u32 j = blockDim.x - 1 - threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
         } else {
             tr_topp_units<DT>(A, row, chunk, [&](const Raw8& r, i64) {
                 tr_topp_entries8(r, Q, [&](float x, u32 e) {
@@ -622,7 +771,12 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         u128 mid_chunk;
         tr_block_scan_u128(msum, &mid_chunk);  // barriers: h_cnt is complete after it
         if (A.nchunks == 1) {
-            tr_topp_select_values<false>(A, row, st, M, h_cnt, mid_chunk);
+            tr_topp_select_values<false>(A, row, st, M, SegCounts{h_cnt, SG.segs}, mid_chunk);
+            if (SG.segs > 1) {
+                __syncthreads();
+                tr_topp_locate_segs(A, row, M, SegCounts{h_cnt, SG.segs}, SG.units, ulo, uhi, a_max, t,
+                                    min_p, mthr);
+            }
             return;
         }
         u32* cnt = tr_topp_counts(A, row);
@@ -649,7 +803,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             tr_atomic_add128(&R->mid_lo, &R->mid_hi, mid_chunk);
         if (!tr_topp_last(A, &R->arrive_hist)) return;
         const u128 mid_sum = ((u128)__ldcg(&R->mid_hi) << 64) | (u128)__ldcg(&R->mid_lo);
-        tr_topp_select_values<true>(A, row, st, M, cnt, mid_sum);
+        tr_topp_select_values<true>(A, row, st, M, SegCounts{cnt, 1}, mid_sum);
         __syncthreads();
         if (TR_TOPP_LOCATE && A.topp_cnt != nullptr) tr_topp_locate(A, row, M);
         // Ready for the next call (graph replays included).
@@ -658,7 +812,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     } else {
         const double scale = tr_topp_scale(t);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-            h_cnt[b] = 0;
+            h_bins[b] = 0;
             h_lo[b] = 0;
             h_hi[b] = 0;
         }
@@ -671,13 +825,13 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             if (b >= TR_TOPP_BINS) return;
             const u64 m = tr_top_p_mass(a, a_max, t);
             if (m == 0) return;
-            atomicAdd(&h_cnt[b], 1u);
+            atomicAdd(&h_bins[b], 1u);
             tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
         });
         __syncthreads();
         ToppBin* bins = tr_topp_bins(A, row);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-            if (h_cnt[b] == 0) continue;
+            if (h_bins[b] == 0) continue;
             tr_atomic_add128(&bins[b].lo, &bins[b].hi, ((u128)h_hi[b] << 64) | (u128)h_lo[b]);
         }
         if (!tr_topp_last(A, &R->arrive_hist)) return;
@@ -815,20 +969,47 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
             const double vstar = tr_topp_value(bstar, M);
             const u32 hstar = __float_as_uint((float)vstar);
             const u64 m = tr_top_p_mass(vstar, a_max, t);
-            // Where the histogram found the cut's chunk, the row's blocks
-            // share that chunk (a piece each); else each reads its own.
-            const u32 cstar = R->cstar;
+            // Where the histogram located the cut (a chunk, or a segment of
+            // a row of one chunk), the row's blocks share those units (a
+            // piece each); else each reads its own chunk.
+            const u32 loc_lo = R->loc_lo, loc_hi = R->loc_hi;
             i64 ulo, uhi;
-            tr_topp_chunk_units(A, cstar != TR_TOPP_NONE ? cstar : chunk, ulo, uhi);
-            if (cstar != TR_TOPP_NONE) {
-                const i64 per = (uhi - ulo + A.nchunks - 1) / A.nchunks;
-                const i64 p0 = ulo + (i64)chunk * per;
-                ulo = p0 < uhi ? p0 : uhi;
-                uhi = p0 + per < uhi ? p0 + per : uhi;
+            if (loc_hi != 0) {
+                const i64 per = ((i64)loc_hi - loc_lo + A.nchunks - 1) / A.nchunks;
+                const i64 p0 = (i64)loc_lo + (i64)chunk * per;
+                ulo = p0 < loc_hi ? p0 : (i64)loc_hi;
+                uhi = p0 + per < loc_hi ? p0 + per : (i64)loc_hi;
+            } else {
+                tr_topp_chunk_units(A, chunk, ulo, uhi);
             }
-            tr_topp_elems<DT, TR_TOPP_GATHER_UNITS>(A, row, ulo, uhi, [&](float x, u32 i) {
-                if (__float_as_uint(x) == hstar) push(x, i, m);
-            });
+            if (TR_TOPP_GATHER_LEAN) {
+                // On the raw bits: a unit is looked at element by element
+                // only where one of its 16-bit halves equals b*'s bits (a zero
+                // half of w ^ h2 sets bit 15 or 31 of (x - 0x10001) & ~x; a
+                // borrow can set a bit beside a zero half, never without one).
+                // Positions past the row read as -inf, never b*'s value.
+                const u32 h16 = hstar >> 16, h2 = h16 | (h16 << 16);
+                const float xstar = __uint_as_float(hstar);
+                tr_topp_range<DT, TR_TOPP_GATHER_UNITS>(A, row, ulo, uhi, [&](const Raw8& r, i64 u) {
+                    const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+                    u32 any = 0;
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        const u32 x = w[j] ^ h2;
+                        any |= (x - 0x00010001u) & ~x;
+                    }
+                    if ((any & 0x80008000u) == 0) return;
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        if ((w[j] & 0xffffu) == h16) push(xstar, (u32)(u * 8 + 2 * j), m);
+                        if ((w[j] >> 16) == h16) push(xstar, (u32)(u * 8 + 2 * j + 1), m);
+                    }
+                });
+            } else {
+                tr_topp_elems<DT, TR_TOPP_GATHER_UNITS>(A, row, ulo, uhi, [&](float x, u32 i) {
+                    if (__float_as_uint(x) == hstar) push(x, i, m);
+                });
+            }
         } else {
             // The middle bin: |x| < Z, masses and min-p one by one.
             const u32 zbits = M.wz << 16;

@@ -11,7 +11,7 @@
 //! `scripts/ncu-source.sh`; the code is the same).
 
 use crate::error::{CudaError, DriverContext, Result};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -416,6 +416,14 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
             )));
         }
     }
+    // The bf16 top-p histogram's count tables (dynamic shared memory) may
+    // pass the 48 KiB a launch gets without an opt-in.
+    k.topp_hist[1]
+        .set_attribute(
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            crate::launch::TOPP_HIST_SMEM_MAX as i32,
+        )
+        .ctx("allowing the top-p histogram its shared memory")?;
     map.insert(key, k.clone());
     Ok(k)
 }

@@ -73,6 +73,37 @@ pub const TOPP_VALUES: u64 = 4096;
 pub const TOPP_ROW_BYTES: u64 = 64 + TOPP_BINS * 24 + TOPP_VALUES * 8 + TOPP_CAP * 16;
 // A bf16 row's value counts live in the bins' place (kernels/topp.cu).
 const _: () = assert!(TOPP_VALUES * 4 <= TOPP_BINS * 24);
+/// Count tables (segments) a bf16 top-p histogram block keeps where a row
+/// is one chunk of the top-p kernels: each segment of the row is counted in
+/// a table of its own, so that the gather reads only the segment holding
+/// the cut (kernels/topp.cu, `tr_topp_segs`).
+pub const TOPP_SEG_TABLES: u64 = 3;
+
+/// Bytes of one table of a bf16 histogram block's value counts (dynamic
+/// shared memory: `TR_TOPP_VALUES + 1` counts of 4 bytes).
+pub const TOPP_TABLE_BYTES: u32 = (TOPP_VALUES as u32 + 1) * 4;
+
+/// Most dynamic shared memory a bf16 top-p histogram block asks for
+/// ([`TOPP_SEG_TABLES`] tables): over the 48 KiB a launch gets without an
+/// opt-in, so the kernel is given that limit when it is loaded. Four such
+/// blocks (with their 4 KiB of static shared memory) still fit a
+/// multiprocessor's 228 KiB.
+pub const TOPP_HIST_SMEM_MAX: u32 = TOPP_SEG_TABLES as u32 * TOPP_TABLE_BYTES;
+// Four blocks of the histogram (its bounds) with this and under 5 KiB of
+// static shared memory each stay within an H200 multiprocessor's 228 KiB.
+const _: () = assert!(4 * (TOPP_HIST_SMEM_MAX + 5 * 1024) <= 228 * 1024);
+
+/// Units of a histogram segment of a bf16 top-p row that is one chunk of
+/// `units` units (0: none): [`TOPP_SEG_TABLES`] segments. Rows shorter
+/// than 4 [`TOPP_VALUES`] elements take none: their gather reads little
+/// anyway.
+pub fn topp_segment_units(units: u64) -> u32 {
+    if units * 8 < 4 * TOPP_VALUES {
+        return 0;
+    }
+    u32::try_from(units.div_ceil(TOPP_SEG_TABLES)).unwrap_or(0)
+}
+
 /// Most bytes of per-chunk top-p value counts (4 bytes an entry, one table
 /// per block of the top-p kernels); a shape needing more gathers every chunk.
 pub const TOPP_CHUNK_COUNTS_MAX: u64 = 64 << 20;
@@ -109,6 +140,14 @@ pub struct Geometry {
     /// then reads the cut's chunk alone); 0 with one chunk a row, or when
     /// they would take more than [`TOPP_CHUNK_COUNTS_MAX`].
     pub topp_cnt_bytes: u64,
+    /// Units of a segment of the bf16 top-p histogram where a row is one
+    /// chunk of the top-p kernels (its block counts each segment apart, and
+    /// the gather reads the segment holding the cut); 0: no segments. See
+    /// [`topp_segment_units`].
+    pub topp_seg_units: u32,
+    /// Dynamic shared memory of a bf16 launch of the top-p histogram: one
+    /// table of value counts, or [`TOPP_SEG_TABLES`] with segments.
+    pub topp_hist_smem: u32,
 }
 
 fn threads(v: u32, default: u32, max: u32, what: &str) -> Result<u32> {
@@ -232,6 +271,11 @@ impl Geometry {
         } else {
             counts
         };
+        let topp_seg_units = if topp_bytes == 0 || topp_nchunks != 1 {
+            0
+        } else {
+            topp_segment_units(topp_chunk_len / 8)
+        };
         let blocks = nchunks.max(topp_nchunks) * rows as u64;
         if blocks > i32::MAX as u64 {
             return Err(CudaError::Shape(format!(
@@ -251,6 +295,12 @@ impl Geometry {
             fused_list_bytes,
             topp_bytes,
             topp_cnt_bytes,
+            topp_seg_units,
+            topp_hist_smem: if topp_seg_units > 0 {
+                TOPP_HIST_SMEM_MAX
+            } else {
+                TOPP_TABLE_BYTES
+            },
         })
     }
 
@@ -371,6 +421,7 @@ pub(crate) struct SampleArgs {
     pub topp: u64,
     pub topp_cnt: u64,
     pub race_stages: u32,
+    pub topp_seg_units: u32,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -383,9 +434,9 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers, a u32 and
-        // its 4 bytes of tail padding (as in the C struct): 240 bytes.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 9 * 4 + 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and two
+        // u32 (as in the C struct, no padding): 240 bytes.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 10 * 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 
@@ -538,6 +589,47 @@ mod tests {
             Geometry::new(&off, 256, 131072, 132)
                 .unwrap()
                 .topp_cnt_bytes,
+            0
+        );
+    }
+
+    #[test]
+    fn segments_only_for_rows_of_one_long_chunk() {
+        let g = |rows, vocab| {
+            Geometry::new(&LaunchOptions::default(), rows, vocab, 132)
+                .unwrap()
+                .topp_seg_units
+        };
+        // Rows of many top-p chunks: per-chunk counts instead.
+        assert_eq!(g(256, 131072), 0);
+        // One chunk a row: three segments.
+        assert_eq!(g(1024, 131072), 5462);
+        assert_eq!(g(512, 131073), 5462);
+        assert_eq!(g(1024, 262144), 10923);
+        // Short rows: none.
+        assert_eq!(g(2048, 4000), 0);
+        assert_eq!(topp_segment_units(2047), 0);
+        assert_eq!(topp_segment_units(2048), 683);
+        // The histogram's shared memory holds a table a segment, and at
+        // least one.
+        for (rows, vocab) in [(1, 131072), (256, 131072), (1024, 131072), (2048, 4000)] {
+            let geo = Geometry::new(&LaunchOptions::default(), rows, vocab, 132).unwrap();
+            let tables = geo.topp_hist_smem / TOPP_TABLE_BYTES;
+            assert!(tables >= 1);
+            if geo.topp_seg_units > 0 {
+                let units = u64::from(geo.topp_chunk_len / 8);
+                assert!(units.div_ceil(u64::from(geo.topp_seg_units)) <= u64::from(tables));
+            }
+        }
+        // Off with the top-p path.
+        let off = LaunchOptions {
+            no_fused: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            Geometry::new(&off, 1024, 131072, 132)
+                .unwrap()
+                .topp_seg_units,
             0
         );
     }

@@ -515,6 +515,7 @@ impl Sampler {
                 0
             },
             race_stages: u32::from(staged),
+            topp_seg_units: g.topp_seg_units,
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
@@ -583,7 +584,19 @@ impl Sampler {
                 ..args
             };
             let topp_blocks = rows as u32 * g.topp_nchunks;
-            self.launch(&k.topp_hist[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
+            // bf16 rows count values in dynamic shared memory (one table,
+            // or one a segment); f32/f16 rows bin in static memory.
+            let hist_smem = if logits.dtype == Dtype::Bf16 {
+                g.topp_hist_smem
+            } else {
+                0
+            };
+            self.launch(
+                &k.topp_hist[dt],
+                topp_args,
+                (topp_blocks, 256, hist_smem),
+                pdl,
+            )?;
             self.launch(&k.topp_gather[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
         }
         if second {
