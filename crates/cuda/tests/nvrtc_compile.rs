@@ -48,8 +48,14 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// the pilot over three steps (`TR_RACE_PILOT_STEPS=3`), the wide build
 /// without the pilot (`TR_FAST_WIDE_PILOT=false`), the block threshold's
 /// refresh (`TR_RACE_REFRESH=1`, `=4`), the bisected class cutoffs
-/// (`TR_CUTOFF_CLOSED=0`) and the warp clock (`TR_WARP_PRINT=1`) still compile cleanly, so a
-/// device run does not find out first.
+/// (`TR_CUTOFF_CLOSED=0`), the warp clock (`TR_WARP_PRINT=1`), the pass's
+/// combine through its partial for rows of one chunk
+/// (`TR_PASS_LOCAL_COMBINE=0`) and the top-p shapes before run 20 (one
+/// histogram segment `TR_TOPP_SEGS=0`, the converting gather
+/// `TR_TOPP_GATHER_LEAN=0`, the middle flags of every unit
+/// `TR_TOPP_MID_ANY=0`, two units a thread in long runs
+/// `TR_TOPP_VALUE_UNITS_LONG=2`) still compile cleanly, so a device run does
+/// not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
     if !nvrtc_present() {
@@ -66,6 +72,11 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_RACE_REFRESH=4",
         "TR_CUTOFF_CLOSED=0",
         "TR_WARP_PRINT=1",
+        "TR_PASS_LOCAL_COMBINE=0",
+        "TR_TOPP_SEGS=0",
+        "TR_TOPP_GATHER_LEAN=0",
+        "TR_TOPP_MID_ANY=0",
+        "TR_TOPP_VALUE_UNITS_LONG=2",
     ] {
         let defines = [knob.to_string()];
         let c = kernels::compile_with("compute_90", &defines, &[])

@@ -427,7 +427,17 @@ fn run(cli: &Cli) -> Result<bool> {
         summary.insert("long_topp".into(), v);
         write_summary(&summary);
 
-        // 2c. Large batches (one chunk a row, blocks of fewer threads).
+        // 2c. Top-p batches of one chunk a row (the histogram's segments).
+        let (ok, v) = check_segmented_topp(&mut sampler, cli)?;
+        all_ok &= ok;
+        lines.push(format!(
+            "segmented top-p: {}",
+            v["summary"].as_str().unwrap_or("")
+        ));
+        summary.insert("segmented_topp".into(), v);
+        write_summary(&summary);
+
+        // 2d. Large batches (one chunk a row, blocks of fewer threads).
         let (ok, v) = check_large(&mut sampler, cli)?;
         all_ok &= ok;
         lines.push(format!(
@@ -885,6 +895,25 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
         &group,
         "with per-chunk counts on this device",
         |_, g| g.topp_cnt_bytes > 0,
+    )
+}
+
+/// Batches of bf16 top-p rows that the top-p kernels take one chunk a row
+/// (`Batch::generate_segmented_topp`), against the CPU model: the histogram
+/// counts each row in segments and the gather reads the one holding the
+/// cut. None taking that shape on this device is a failure.
+fn check_segmented_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
+    let batches: u64 = if cli.rows >= 10_000 { 8 } else { 2 };
+    log(format!("segmented top-p: {batches} batches"));
+    let group: Vec<Batch> = (0..batches)
+        .into_par_iter()
+        .map(|id| Batch::generate_segmented_topp(cli.seed, id))
+        .collect();
+    check_group(
+        sampler,
+        &group,
+        "with histogram segments on this device",
+        |_, g| g.topp_seg_units > 0,
     )
 }
 

@@ -166,14 +166,32 @@ impl Batch {
     /// top-k, no bias, T > 0; the data kinds and the other parameters as in
     /// [`Batch::generate`].
     pub fn generate_long_topp(run_seed: u64, id: u64) -> Batch {
-        let seed = run_seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x70BB;
+        Self::generate_topp(
+            run_seed ^ 0x70BB,
+            id,
+            &[(131072, 66), (131073, 100), (100_003, 120), (262144, 40)],
+        )
+    }
+
+    /// A bf16 batch of top-p rows, as [`Batch::generate_long_topp`], with
+    /// enough rows that the top-p kernels give each row one chunk on a
+    /// 132-SM device, whose histogram counts it in segments
+    /// (`Geometry::topp_seg_units`: four 16-bit ones up to 262,112
+    /// elements, two 32-bit ones at 262,144) so that the gather reads the
+    /// segment holding the cut.
+    pub fn generate_segmented_topp(run_seed: u64, id: u64) -> Batch {
+        Self::generate_topp(
+            run_seed ^ 0x5E65,
+            id,
+            &[(131072, 300), (131073, 280), (100_003, 400), (262144, 270)],
+        )
+    }
+
+    /// A bf16 batch of top-p rows of one of `shapes` (vocabulary, rows).
+    fn generate_topp(seed: u64, id: u64, shapes: &[(usize, usize)]) -> Batch {
+        let seed = seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut r = Rng(seed);
-        let (vocab, rows) = r.pick(&[
-            (131072usize, 66usize),
-            (131073, 100),
-            (100_003, 120),
-            (262144, 40),
-        ]);
+        let (vocab, rows) = r.pick(shapes);
         let stride = vocab;
         let mut data = vec![0f32; rows * vocab];
         let mut reqs = Vec::with_capacity(rows);
