@@ -883,16 +883,11 @@ fn check_differential(
 /// took the located-chunk path on this device; none taking it is a failure,
 /// not a pass.
 fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
-    // Two batches in the short runs (the memcheck run asks for 1,500 rows).
-    let batches: u64 = if cli.rows >= 10_000 { 16 } else { 2 };
-    log(format!("long top-p: {batches} batches"));
-    let group: Vec<Batch> = (0..batches)
-        .into_par_iter()
-        .map(|id| Batch::generate_long_topp(cli.seed, id))
-        .collect();
-    check_group(
+    check_generated(
         sampler,
-        &group,
+        cli,
+        ("long top-p", 16),
+        Batch::generate_long_topp,
         "with per-chunk counts on this device",
         |_, g| g.topp_cnt_bytes > 0,
     )
@@ -903,15 +898,11 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
 /// counts each row in segments and the gather reads the one holding the
 /// cut. None taking that shape on this device is a failure.
 fn check_segmented_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
-    let batches: u64 = if cli.rows >= 10_000 { 8 } else { 2 };
-    log(format!("segmented top-p: {batches} batches"));
-    let group: Vec<Batch> = (0..batches)
-        .into_par_iter()
-        .map(|id| Batch::generate_segmented_topp(cli.seed, id))
-        .collect();
-    check_group(
+    check_generated(
         sampler,
-        &group,
+        cli,
+        ("segmented top-p", 8),
+        Batch::generate_segmented_topp,
         "with histogram segments on this device",
         |_, g| g.topp_seg_units > 0,
     )
@@ -923,19 +914,35 @@ fn check_segmented_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde
 /// (`Geometry::new`), a shape the differential's batches of at most 192
 /// rows never take. None taking it is a failure.
 fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
-    let batches: u64 = if cli.rows >= 10_000 { 8 } else { 2 };
-    log(format!("large batches: {batches} batches"));
-    let group: Vec<Batch> = (0..batches)
-        .into_par_iter()
-        .map(|id| Batch::generate_large(cli.seed, id))
-        .collect();
-    check_group(
+    check_generated(
         sampler,
-        &group,
+        cli,
+        ("large batches", 8),
+        Batch::generate_large,
         "in blocks of fewer than 256 threads",
         // The generic kernel keeps 256 threads (`Geometry::for_build`).
         |b, g| g.block_threads < 256 && b.specialized(),
     )
+}
+
+/// Generates a group of batches, `(name, batches)` in the full run and two
+/// in the short runs (the memcheck run asks for 1,500 rows), and checks it
+/// with [`check_group`].
+fn check_generated(
+    sampler: &mut Sampler,
+    cli: &Cli,
+    (name, full): (&str, u64),
+    generate: fn(u64, u64) -> Batch,
+    shape: &str,
+    shaped: impl Fn(&Batch, &Geometry) -> bool,
+) -> Result<(bool, serde_json::Value)> {
+    let batches: u64 = if cli.rows >= 10_000 { full } else { 2 };
+    log(format!("{name}: {batches} batches"));
+    let group: Vec<Batch> = (0..batches)
+        .into_par_iter()
+        .map(|id| generate(cli.seed, id))
+        .collect();
+    check_group(sampler, &group, shape, shaped)
 }
 
 /// Runs `group` on the CPU model and the GPU (default launch options) and
