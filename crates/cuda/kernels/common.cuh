@@ -146,24 +146,27 @@ __device__ __forceinline__ void tr_phase(int n) {
     }
 }
 // One line a block: block, chunks, the global timer of slot 0, then each
-// slot's SM clock less slot 0's (-1: not stamped) and the global timer of the
-// last slot stamped.
-__device__ __forceinline__ void tr_phase_print() {
+// slot's SM clock less slot 0's (-1: not stamped) and the latest global timer
+// stamped (slot numbers need not follow time: the top-p kernels stamp slots
+// 10-13 inside their selects).
+// The top-p kernels print the same line under their own tag (tr_phase_hist,
+// tr_phase_gather).
+__device__ __forceinline__ void tr_phase_print(const char* tag = "tr_phase") {
     if (threadIdx.x != 0) return;
     const long long* c = tr_phase_clock();
     long long d[TR_PHASE_SLOTS], g_last = c[1];
     for (int n = 0; n < TR_PHASE_SLOTS; n++) {
         d[n] = c[2 * n] < 0 ? -1 : c[2 * n] - c[0];
-        if (c[2 * n + 1] >= 0) g_last = c[2 * n + 1];
+        if (c[2 * n + 1] > g_last) g_last = c[2 * n + 1];
     }
-    printf("tr_phase %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
-           blockIdx.x, c[1], d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
+    printf("%s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+           tag, blockIdx.x, c[1], d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
            d[11], d[12], d[13], g_last);
 }
 #else
 __device__ __forceinline__ void tr_phase_clear() {}
 __device__ __forceinline__ void tr_phase(int) {}
-__device__ __forceinline__ void tr_phase_print() {}
+__device__ __forceinline__ void tr_phase_print(const char* = nullptr) {}
 #endif
 
 // Warp clock (a profiling aid, compiled only with TR_WARP_PRINT defined:
@@ -223,11 +226,22 @@ struct WarpClock {
 #endif
 };
 
-__device__ __forceinline__ void tr_grid_begin() {
+// Programmatic dependent launch: wait for the previous kernel of the stream
+// and its writes; allow the next one to be scheduled (a block's exit allows
+// it too). No-ops without PDL and before sm_90.
+__device__ __forceinline__ void tr_grid_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tr_grid_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+__device__ __forceinline__ void tr_grid_begin() {
+    tr_grid_wait();
+    tr_grid_trigger();
 }
 
 // Eight consecutive elements [base, base + 8) of a row, raw: their bits as

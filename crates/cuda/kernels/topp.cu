@@ -202,6 +202,14 @@ __device__ __forceinline__ ToppKeys tr_topp_keys(const ToppMap& M, double a_max)
     Q.g2 = g | (g << 16);
     return Q;
 }
+// 1: the histogram's count loop takes the order keys from the sign bits in
+// one byte permute, and its increments address the table by 32-bit shared
+// byte offsets (the table's base computed once, the entries scaled by 4 in
+// both halves at once); 0: the keys by a multiply, the increments through
+// generic pointers (a tuning variant; the same counts).
+#ifndef TR_TOPP_LEAN_COUNT
+#define TR_TOPP_LEAN_COUNT 1
+#endif
 // Unsigned max / min of each 16-bit half (one instruction on sm_90).
 __device__ __forceinline__ u32 tr_max_u16x2(u32 a, u32 b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -221,11 +229,24 @@ __device__ __forceinline__ u32 tr_min_u16x2(u32 a, u32 b) {
     return __vminu2(a, b);
 #endif
 }
+// One increment of the u32 at a shared address (no result: the lanes of one
+// address add in one step).
+__device__ __forceinline__ void tr_red_shared_inc(u32 addr) {
+    asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
+}
 // The entries of the two bf16 values of word w (low half first): branch-free,
 // 16-bit SIMD. Elements of the row (<= a_max, -inf included) only.
 __device__ __forceinline__ u32 tr_topp_entries2(u32 w, const ToppKeys& Q) {
+#if TR_TOPP_LEAN_COUNT
+    // Each half's sign bit replicated over the half (prmt's sign mode): the
+    // key is w ^ 0xffff for a negative half, w ^ 0x8000 otherwise.
+    u32 sgn;
+    asm("prmt.b32 %0, %1, 0, 0xBB99;" : "=r"(sgn) : "r"(w));
+    const u32 key = w ^ (sgn | 0x80008000u);
+#else
     const u32 s = (w >> 15) & 0x00010001u;
     const u32 key = w ^ (s * 0x7fffu + 0x80008000u);
+#endif
     const u32 d = Q.k2 - key;
     const u32 t = tr_max_u16x2(d, Q.p2) - Q.p2;
     return d - tr_min_u16x2(t, Q.g2);
@@ -332,6 +353,14 @@ __device__ __forceinline__ u32* tr_topp_tables(u32& fit) {
     fit = bytes / ((TR_TOPP_VALUES + 1) * 4);
     return (u32*)tr_dyn_smem;
 }
+// The shared (::cta) address of the first table: a link-time constant, so
+// that the count loop's increments can take it as an immediate or a uniform
+// register.
+__device__ __forceinline__ u32 tr_topp_tables32() {
+    u32 a;
+    asm("mov.u32 %0, tr_dyn_smem;" : "=r"(a));
+    return a;
+}
 // The segments of a chunk of `units` units: where the row is one chunk and
 // the host asked for them (A.topp_seg_units, Geometry::topp_seg_units), runs
 // of that many units, each counted in a table of its own. A split the
@@ -360,6 +389,10 @@ struct SegCounts {
     __device__ __forceinline__ u32 seg(u32 s, u32 e) const { return c[s * (TR_TOPP_VALUES + 1) + e]; }
 };
 
+// Entries a thread sums per step in tr_topp_select_values (a tuning knob).
+#ifndef TR_TOPP_SELECT_UNROLL
+#define TR_TOPP_SELECT_UNROLL 8
+#endif
 // The select of a bf16 row (its last chunk block). G: a row of many chunks,
 // whose value counts (one table) and value masses (every chunk block
 // computed a share of them) are in the workspace; else a row of one chunk,
@@ -388,8 +421,10 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
     __shared__ u64 s_before_lo, s_before_hi;
     if (threadIdx.x == 0) s_seg = TR_TOPP_NONE;  // ordered by the scan's barriers
     u128 sum = 0;
-#pragma unroll 8
+    constexpr int UNROLL = TR_TOPP_SELECT_UNROLL;
+#pragma unroll UNROLL
     for (u32 e = e0; e < e1; e++) sum += mass(e);
+    tr_phase(11);
     u128 total;
     const u128 incl = tr_block_scan_u128(sum, &total);
     const u128 target = tr_top_p_target(A.top_p[row], total);
@@ -400,6 +435,7 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
         s_before_hi = (u64)(before >> 64);
     }
     __syncthreads();
+    tr_phase(12);
     // The entry inside that thread's segment, found by one warp: a lane an
     // entry and a warp scan, not a walk of dependent loads.
     if (threadIdx.x >= 32 || s_seg == TR_TOPP_NONE) return;
@@ -413,6 +449,7 @@ __device__ __noinline__ void tr_topp_select_values(const SampleArgs& A, u32 row,
         const u32 hit = __ballot_sync(TR_FULL, at >= target);
         if (hit != 0) {
             if (lane == (u32)(__ffs(hit) - 1)) tr_topp_found(A, row, e, target - (at - m));
+            tr_phase(13);
             return;
         }
         run = ((u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)(at >> 64), 31) << 64) |
@@ -649,6 +686,28 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
         f(__uint_as_float(w[j] & 0xffff0000u), e2 >> 16);
     }
 }
+
+// The bf16 top-p kernels' next kernel (PDL): 0, scheduled as soon as every
+// block has begun (tr_grid_begin); 1, only once each row's last block has
+// done its select (the histogram) or its cut (the gather), so that the next
+// kernel's waiting blocks do not share the multiprocessors while those run
+// (a timing variant; the same results: the next kernel still waits for this
+// one's completion and writes).
+#ifndef TR_TOPP_LATE_TRIGGER
+#define TR_TOPP_LATE_TRIGGER 0
+#endif
+template <int DT>
+__device__ __forceinline__ void tr_topp_begin() {
+    if (TR_TOPP_LATE_TRIGGER && DT == 1)
+        tr_grid_wait();
+    else
+        tr_grid_begin();
+}
+template <int DT>
+__device__ __forceinline__ void tr_topp_tail_done() {
+    if (TR_TOPP_LATE_TRIGGER && DT == 1) tr_grid_trigger();
+}
+
 template <int DT>
 __device__ void tr_topp_hist(const SampleArgs& A) {
     // bf16 rows: value counts; f32/f16 rows: bin counts and mass sums.
@@ -663,6 +722,12 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     RowState st;
     if (!tr_topp_live(A, row, st)) return;
+    // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
+    // tr_phase_hist): 0 start, 1 tables cleared, 2 counted, 3 value masses,
+    // 4 middle masses, 5 counts flushed, 6 the row's last block known, 7
+    // selected, 8 located, 9 reset.
+    tr_phase_clear();
+    tr_phase(0);
     const double t = A.temperature[row], min_p = A.min_p[row];
     const double a_max = st.a_max;
     const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
@@ -671,7 +736,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         const ToppMap M = tr_topp_map(a_max, t);
         const ToppKeys Q = tr_topp_keys(M, a_max);
         const u32 ec2 = Q.ec | (Q.ec << 16);
-        const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : Q.mid | (Q.mid << 16);
+        // The middle entry in both halves (scaled as the count loop's
+        // entries); all ones, which no entry matches, where it is empty.
+        const u32 midx = TR_TOPP_LEAN_COUNT ? Q.mid * 4 : Q.mid;
+        const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : midx | (midx << 16);
         // Segments (a row of one chunk, A.topp_seg_units > 0): the chunk's
         // units in runs of segu, each counted in its own table, so that the
         // select can locate the run holding the cut and the gather reads that
@@ -685,6 +753,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[sg * (NB + 1) + e] = 0;
         if (threadIdx.x == 0) s_nmid = 0;
         __syncthreads();
+        tr_phase(1);
         // Count the elements of the value entries; the middle bin's (tiny
         // magnitudes, all distinct masses) are listed and their masses added
         // after the loop, or in a second look at the chunk if the list fills.
@@ -695,14 +764,23 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             u32* const tbl = h_cnt + sg * (NB + 1);
             const i64 s0 = ulo + (i64)sg * SG.units;
             const i64 s1 = SG.segs == 1 ? uhi : min(s0 + (i64)SG.units, uhi);
+            // TR_TOPP_LEAN_COUNT: entries (at most TR_TOPP_VALUES, so 4e fits
+            // a half) as byte offsets from the table's shared address.
+            const u32 tbl32 = tr_topp_tables32() + sg * (NB + 1) * 4;
             auto count = [&](const Raw8& r, i64) {
                 const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
                 u32 e2[4], zany = 0;
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     e2[j] = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
-                    atomicAdd(&tbl[e2[j] & 0xffffu], 1u);
-                    atomicAdd(&tbl[e2[j] >> 16], 1u);
+                    if (TR_TOPP_LEAN_COUNT) {
+                        asm("shl.b32 %0, %0, 2;" : "+r"(e2[j]));
+                        tr_red_shared_inc(tbl32 + (e2[j] & 0xffffu));
+                        tr_red_shared_inc(tbl32 + (e2[j] >> 16));
+                    } else {
+                        atomicAdd(&tbl[e2[j] & 0xffffu], 1u);
+                        atomicAdd(&tbl[e2[j] >> 16], 1u);
+                    }
                     // A zero 16-bit half of h = e2 ^ mid2 (a middle element)
                     // sets bit 15 or 31 of (h - 0x10001) & ~h; a borrow can
                     // set a bit beside a zero half, never without one.
@@ -739,6 +817,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 tr_topp_range<DT, TR_TOPP_VALUE_UNITS>(A, row, s0, s1, count);
         }
         __syncthreads();
+        tr_phase(2);
         if (A.nchunks > 1) {
             // This chunk's share of the row's value masses (the select's
             // table): a few per block, so no block waits long on them. The
@@ -751,6 +830,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             for (u32 e = s0 + threadIdx.x; e < s1; e += blockDim.x)
                 masses[e] = e == M.np ? 0 : tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
         }
+        tr_phase(3);
         // The middle elements' masses: summed by each thread, then over the
         // block (integer sums: the order does not matter).
         u128 msum = 0;
@@ -770,13 +850,19 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         }
         u128 mid_chunk;
         tr_block_scan_u128(msum, &mid_chunk);  // barriers: h_cnt is complete after it
+        tr_phase(4);
         if (A.nchunks == 1) {
+            tr_phase(6);
             tr_topp_select_values<false>(A, row, st, M, SegCounts{h_cnt, SG.segs}, mid_chunk);
+            tr_phase(7);
+            tr_topp_tail_done<DT>();
             if (SG.segs > 1) {
                 __syncthreads();
                 tr_topp_locate_segs(A, row, M, SegCounts{h_cnt, SG.segs}, SG.units, ulo, uhi, a_max, t,
                                     min_p, mthr);
+                tr_phase(8);
             }
+            tr_phase_print("tr_phase_hist");
             return;
         }
         u32* cnt = tr_topp_counts(A, row);
@@ -801,14 +887,31 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         }
         if (threadIdx.x == 0 && mid_chunk != 0)
             tr_atomic_add128(&R->mid_lo, &R->mid_hi, mid_chunk);
-        if (!tr_topp_last(A, &R->arrive_hist)) return;
+        tr_phase(5);
+        if (!tr_topp_last(A, &R->arrive_hist)) {
+            tr_phase_print("tr_phase_hist");
+            return;
+        }
+        tr_phase(6);
         const u128 mid_sum = ((u128)__ldcg(&R->mid_hi) << 64) | (u128)__ldcg(&R->mid_lo);
         tr_topp_select_values<true>(A, row, st, M, SegCounts{cnt, 1}, mid_sum);
         __syncthreads();
+        tr_phase(7);
+        tr_topp_tail_done<DT>();
+#ifdef TR_TOPP_SELECT_TWICE
+        // Profiling only (with TR_PHASE_PRINT): the same select again, its
+        // code and data now warm; it records the same b* and r.
+        tr_topp_select_values<true>(A, row, st, M, SegCounts{cnt, 1}, mid_sum);
+        __syncthreads();
+        tr_phase(10);
+#endif
         if (TR_TOPP_LOCATE && A.topp_cnt != nullptr) tr_topp_locate(A, row, M);
+        tr_phase(8);
         // Ready for the next call (graph replays included).
         for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) cnt[e] = 0;
         if (threadIdx.x == 0) R->mid_lo = R->mid_hi = 0;
+        tr_phase(9);
+        tr_phase_print("tr_phase_hist");
     } else {
         const double scale = tr_topp_scale(t);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
@@ -863,6 +966,13 @@ __device__ void tr_topp_bitonic(u64* key, u64* mass, u32 p2) {
     }
 }
 
+// Records the cut: the element of rank key k.
+__device__ __forceinline__ void tr_topp_set_cut(const SampleArgs& A, u32 row, u64 k) {
+    A.rowstate[row].cut_a = (double)tr_funkey((u32)(k >> 32));
+    A.rowstate[row].cut_index = ~(u32)k;
+    A.rowstate[row].pad0 = 1;  // cut found: the filter kernel skips the row
+}
+
 // The first position of the sorted list where the running mass reaches r: the
 // cut. Every thread of the block calls it.
 __device__ void tr_topp_walk(const SampleArgs& A, u32 row, const u64* key, const u64* mass, u32 n,
@@ -896,14 +1006,19 @@ __device__ void tr_topp_walk(const SampleArgs& A, u32 row, const u64* key, const
     __syncthreads();
     // The bin's masses always reach r (they are the masses select summed);
     // should they not, the filter kernel takes the row.
-    if (threadIdx.x == 0 && s_found != TR_NO_TOKEN) {
-        const u64 k = key[s_found];
-        A.rowstate[row].cut_a = (double)tr_funkey((u32)(k >> 32));
-        A.rowstate[row].cut_index = ~(u32)k;
-        A.rowstate[row].pad0 = 1;  // cut found: the filter kernel skips the row
-    }
+    if (threadIdx.x == 0 && s_found != TR_NO_TOKEN) tr_topp_set_cut(A, row, key[s_found]);
 }
 
+// 1: the cut counts ranks in slices of TR_TOPP_RANK_SLICE keys, and where
+// every mass in the list is equal finds the cut from the ranks alone; 0: a
+// thread counts an element's rank over the whole list, and the list is
+// always sorted and walked (a tuning variant; the same cut).
+#ifndef TR_TOPP_CUT_SPLIT
+#define TR_TOPP_CUT_SPLIT 1
+#endif
+#ifndef TR_TOPP_RANK_SLICE
+#define TR_TOPP_RANK_SLICE 32u
+#endif
 // The cut inside bin b* (the row's last gather block): sorts the bin's list by
 // rank and walks it to the first position where the running mass reaches r.
 __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
@@ -912,6 +1027,7 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
     const u32 n = __ldcg(&R->count);
     const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
     __syncthreads();
+    tr_phase(9);
     if (threadIdx.x == 0) {
         R->count = 0;  // ready for the next call
         R->active = 0;
@@ -925,23 +1041,59 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
         mass[j] = j < n ? __ldcg(&list[2 * j + 1]) : 0;
     }
     __syncthreads();
+    tr_phase(10);
     // Sorted by rank key, descending (keys are distinct): a short list by
     // counting each key's rank (no barrier per step), placed after the input;
     // a long one by a bitonic sort in place.
-    u32 base = 0;
-    if (n <= TR_TOPP_CAP / 4) {
-        base = TR_TOPP_CAP / 2;
-        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-            const u64 k = key[j];
-            u32 rank = 0;
-            for (u32 q = 0; q < n; q++) rank += key[q] > k ? 1u : 0u;
-            key[base + rank] = k;
-            mass[base + rank] = mass[j];
-        }
-        __syncthreads();
-    } else {
+    if (n > TR_TOPP_CAP / 4) {
         tr_topp_bitonic(key, mass, p2);
+        tr_topp_walk(A, row, key, mass, n, r);
+        return;
     }
+    // Ranks: the count of greater keys, in slices of TR_TOPP_RANK_SLICE keys
+    // (an item is an element and a slice), the slices' counts added in
+    // shared memory (integers: the order does not matter), so that a thread
+    // compares about n^2 / blockDim keys rather than n or 2n.
+    u32* const rank = (u32*)(mass + TR_TOPP_CAP / 2 + TR_TOPP_CAP / 4);
+    const u32 slices = TR_TOPP_CUT_SPLIT ? (n + TR_TOPP_RANK_SLICE - 1) / TR_TOPP_RANK_SLICE : 1;
+    const u32 len = TR_TOPP_CUT_SPLIT ? TR_TOPP_RANK_SLICE : n;
+    bool same = true;  // every mass equal to the first
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        rank[j] = 0;
+        same = same && mass[j] == mass[0];
+    }
+    same = __syncthreads_and(same) != 0;
+    tr_phase(12);
+    for (u32 it = threadIdx.x; it < n * slices; it += blockDim.x) {
+        const u32 j = it % n, q0 = (it / n) * len, q1 = min(q0 + len, n);
+        const u64 k = key[j];
+        u32 c = 0;
+#pragma unroll 8
+        for (u32 q = q0; q < q1; q++) c += key[q] > k ? 1u : 0u;
+        if (c != 0) atomicAdd(&rank[j], c);
+    }
+    tr_phase(13);
+    __syncthreads();
+    tr_phase(11);
+    if (TR_TOPP_CUT_SPLIT && same) {
+        // One mass m for all (a value entry of a bf16 row: its elements share
+        // a value): the running mass at rank q is (q + 1) m, so the cut is
+        // the element whose rank q has q m < r <= (q + 1) m; no sort, no walk.
+        // None where the masses do not reach r (the filter kernel then takes
+        // the row, as after the walk).
+        const u128 m = mass[0];
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u128 q = rank[j];
+            if (q * m < r && (q + 1) * m >= r) tr_topp_set_cut(A, row, key[j]);
+        }
+        return;
+    }
+    const u32 base = TR_TOPP_CAP / 2;
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        key[base + rank[j]] = key[j];
+        mass[base + rank[j]] = mass[j];
+    }
+    __syncthreads();
     tr_topp_walk(A, row, key + base, mass + base, n, r);
 }
 
@@ -1050,14 +1202,28 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     RowState st;
     if (!tr_topp_live(A, row, st)) return;
+    // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
+    // tr_phase_gather): 0 start, 1 gathered, 6 the row's last block known, 7
+    // cut, 8 done.
+    tr_phase_clear();
+    tr_phase(0);
     ToppRow* R = tr_topp_state(A, row);
     // Every block reads `active` before it arrives; the last one resets it.
     const bool active = R->active != 0;
     if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R);
-    if (!tr_topp_last(A, &R->arrive_gather)) return;
+    tr_phase(1);
+    if (!tr_topp_last(A, &R->arrive_gather)) {
+        tr_phase_print("tr_phase_gather");
+        return;
+    }
+    tr_phase(6);
     if (active) tr_topp_cut(A, row);
     __syncthreads();
+    tr_phase(7);
+    tr_topp_tail_done<DT>();
     if (*(volatile u32*)&A.rowstate[row].pad0 != 1) tr_topp_fallback<DT>(A, row, st);
+    tr_phase(8);
+    tr_phase_print("tr_phase_gather");
 }
 
 // Four blocks of 256 threads an SM (64 registers): the element loops are
@@ -1068,9 +1234,9 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 #ifndef TR_TOPP_GATHER_BOUNDS
 #define TR_TOPP_GATHER_BOUNDS TR_TOPP_BOUNDS
 #endif
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_hist<0>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_hist<1>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_hist<2>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_gather<0>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_gather<1>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_topp_gather<2>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_hist<0>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_hist<1>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_hist<2>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_gather<0>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_gather<1>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_gather<2>(A); }

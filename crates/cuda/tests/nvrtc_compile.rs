@@ -54,8 +54,12 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// histogram segment `TR_TOPP_SEGS=0`, the converting gather
 /// `TR_TOPP_GATHER_LEAN=0`, the middle flags of every unit
 /// `TR_TOPP_MID_ANY=0`, two units a thread in long runs
-/// `TR_TOPP_VALUE_UNITS_LONG=2`) still compile cleanly, so a device run does
-/// not find out first.
+/// `TR_TOPP_VALUE_UNITS_LONG=2`), those before run 21 (the count loop's
+/// multiplied keys and generic atomics `TR_TOPP_LEAN_COUNT=0`, the cut's
+/// whole-list ranks and walk `TR_TOPP_CUT_SPLIT=0`), the select's loop rolled
+/// (`TR_TOPP_SELECT_UNROLL=1`), the top-p kernels' late PDL trigger
+/// (`TR_TOPP_LATE_TRIGGER=1`) and the phase clock (`TR_PHASE_PRINT=1`) still
+/// compile cleanly, so a device run does not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
     if !nvrtc_present() {
@@ -77,6 +81,11 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_GATHER_LEAN=0",
         "TR_TOPP_MID_ANY=0",
         "TR_TOPP_VALUE_UNITS_LONG=2",
+        "TR_TOPP_LEAN_COUNT=0",
+        "TR_TOPP_SELECT_UNROLL=1",
+        "TR_TOPP_LATE_TRIGGER=1",
+        "TR_TOPP_CUT_SPLIT=0",
+        "TR_PHASE_PRINT=1",
     ] {
         let defines = [knob.to_string()];
         let c = kernels::compile_with("compute_90", &defines, &[])
