@@ -9,7 +9,8 @@
 #   command: bash scripts/gpu-evidence.sh baselines     (torch/Triton baselines, external draws, CPU model vs numpy)
 #   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier on the CUDA backend)
 #   command: bash scripts/gpu-evidence.sh bench         (what `cargo xtask bench` runs: the tailrace
-#            grid, the torch/Triton baselines, the merged report and the targets, in one call)
+#            grid, the torch/Triton baselines, the merged report and the targets, in one call;
+#            EXTRA_GRIDS="TAG:DEFINES ..." times kernel variants' grids too, tailrace-TAG.json)
 #   command: bash scripts/gpu-evidence.sh accept        (the CUDA differential check and the
 #            full-tier conformance side by side, both correctness only, logs under
 #            /tmp/evidence-logs, which a later `bench` stage of the same call tars too;
@@ -70,6 +71,14 @@ bench)
     done
     # The same three steps as `cargo xtask bench`, with the carried binary.
     timeout 300 target/release/tailrace-cuda-check --iters "${ITERS:-60}" --out "$out/tailrace.json" grid > $logs/grid.log 2>&1; echo "grid exit $?" >> $logs/grid.log
+    # EXTRA_GRIDS="TAG:NAME=VALUE;NAME=VALUE ...": the same grid of a kernel
+    # variant each, right after the default one ($out/tailrace-TAG.json).
+    for g in ${EXTRA_GRIDS:-}; do
+        tag=${g%%:*}; defs=()
+        IFS=';' read -ra ds <<< "${g#*:}"
+        for d in "${ds[@]}"; do defs+=(--checked-define "$d"); done
+        timeout 200 target/release/tailrace-cuda-check "${defs[@]}" --iters "${ITERS:-60}" --out "$out/tailrace-$tag.json" grid > $logs/grid-$tag.log 2>&1; echo "grid $tag exit $?" >> $logs/grid-$tag.log
+    done
     timeout 270 python3 bench/baselines.py --out "$out/baselines.json" > $logs/baselines.log 2>&1; echo "baselines exit $?" >> $logs/baselines.log
     python3 bench/report.py --tailrace "$out/tailrace.json" --baselines "$out/baselines.json" \
         --out-md "$out/report.md" --out-json "$out/report.json" > $logs/report.log 2>&1; echo "report exit $?" >> $logs/report.log

@@ -16,6 +16,18 @@ Slots: 0 block start, 1 fused scan loop done, 2 chunk threshold, 3 chunk list
 written, 4 scan or race done, 5 chunk counted (row's last block known),
 6 row combined, 7 finish: row threshold, 8 lists gathered, 9 row threshold
 selected, 10 keys kept, 11 sorted, 12 min-p/top-p cut, 13 token written.
+
+The binned top-p kernels (kernels/topp.cu) print the same line under their
+own tags, read with `--tag`: tr_phase_hist (0 start, 1 tables cleared,
+2 counted, 3 value masses, 4 middle masses, 5 counts flushed, 6 the row's
+last block known, 7 selected, 8 located, 9 reset, 10 selected again under
+TR_TOPP_SELECT_TWICE, and inside the select 11 thread 0's entries summed,
+12 the block scan done, 13 the entry found) and tr_phase_gather (0 start,
+1 gathered, 6 the row's last block known, 7 cut, 8 done, and inside the cut
+9 the list's count loaded, 10 the list loaded, 12 ranks cleared, 13 thread
+0's ranks counted, 11 ranked). A row of one chunk has no slots 5 and 9; its
+only block stamps 6 before the select. Slot numbers do not follow time
+order.
 """
 import argparse
 import statistics
@@ -39,21 +51,66 @@ NAMES = [
 ]
 
 
+# The top-p kernels' slots (kernels/topp.cu, tr_topp_hist and tr_topp_gather).
+TAG_NAMES = {
+    "tr_phase": NAMES,
+    "tr_phase_hist": [
+        "start",
+        "cleared",
+        "counted",
+        "value masses",
+        "middle masses",
+        "flushed",
+        "last known",
+        "selected",
+        "located",
+        "reset",
+        "selected again",
+        "select: summed (thread 0)",
+        "select: scanned",
+        "select: found",
+    ],
+    "tr_phase_gather": [
+        "start",
+        "gathered",
+        "-",
+        "-",
+        "-",
+        "-",
+        "last known",
+        "cut",
+        "done",
+        "count loaded",
+        "list loaded",
+        "ranked",
+        "rank: cleared",
+        "rank: counted (thread 0)",
+    ],
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file", nargs="?", default="-")
     ap.add_argument("--ghz", type=float, default=1.98, help="SM clock for cycle -> us")
+    ap.add_argument(
+        "--tag",
+        default="tr_phase",
+        choices=sorted(TAG_NAMES),
+        help="the kernel: the pass (tr_phase) or a top-p kernel",
+    )
     args = ap.parse_args()
+    names = TAG_NAMES[args.tag]
     f = sys.stdin if args.file == "-" else open(args.file)
     blocks = []
     for line in f:
         p = line.split()
-        if len(p) != 18 or p[0] != "tr_phase":
+        if len(p) != 18 or p[0] != args.tag:
             continue
         v = [int(x) for x in p[1:]]
         blocks.append({"block": v[0], "g0": v[1], "d": v[2:16], "g_end": v[16]})
     if not blocks:
-        sys.exit("no tr_phase lines (a build without TR_PHASE_PRINT?)")
+        sys.exit("no %s lines (a build without TR_PHASE_PRINT?)" % args.tag)
     blocks.sort(key=lambda b: b["g0"])
     grid = max(b["block"] for b in blocks) + 1
     launches = [blocks[i : i + grid] for i in range(0, len(blocks), grid)]
@@ -73,10 +130,10 @@ def main():
             if not group:
                 continue
             cells = []
-            for s in range(len(NAMES)):
+            for s in range(len(names)):
                 vals = [b["d"][s] for b in group if b["d"][s] >= 0]
                 if vals:
-                    cells.append("%s %.2f" % (NAMES[s], us(statistics.median(vals))))
+                    cells.append("%s %.2f" % (names[s], us(statistics.median(vals))))
             extra = ""
             if name.startswith("row"):
                 b = group[0]

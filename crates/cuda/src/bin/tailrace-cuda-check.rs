@@ -140,6 +140,9 @@ enum Cmd {
         /// Logit type: bf16, f32 or f16.
         #[arg(long, default_value = "bf16", value_parser = ["bf16", "f32", "f16"])]
         dtype: String,
+        /// Launch in plain stream order (`LaunchOptions::no_pdl`).
+        #[arg(long)]
+        no_pdl: bool,
     },
     /// The benchmark grid of issue 5: V x B x profile x mode, bf16 logits,
     /// CUDA-event medians; writes `--out` in the format bench/report.py reads.
@@ -273,6 +276,7 @@ fn run(cli: &Cli) -> Result<bool> {
         block_threads,
         blocks_per_row,
         dtype,
+        no_pdl,
     }) = &cli.cmd
     {
         let stream = sampler.stream().clone();
@@ -324,6 +328,7 @@ fn run(cli: &Cli) -> Result<bool> {
                     .or(blocks_per_row.last())
                     .copied()
                     .unwrap_or(0),
+                no_pdl: *no_pdl,
                 ..LaunchOptions::default()
             })
             .collect();
