@@ -14,7 +14,8 @@
 #   command: bash scripts/gpu-evidence.sh accept        (the CUDA differential check and the
 #            full-tier conformance side by side, both correctness only, logs under
 #            /tmp/evidence-logs, which a later `bench` stage of the same call tars too;
-#            VARIANT names the check's kernel variant, default TR_PASS_PARAMS_AT_ONCE=0)
+#            VARIANT names the check's kernel variant, default TR_PASS_PARAMS_AT_ONCE=0;
+#            DIFF_BUDGET, CHECK_TIMEOUT and CONF_TIMEOUT, in seconds, shorten it)
 #   command: BASE_BIN=target/release/base-check bash scripts/gpu-evidence.sh ab
 #            (two builds on one machine: REPS=2 grids of each, interleaved, Nsight's
 #            kernel time at B = 1 and 256, and bench/compare_grids.py's ab.md/ab.json;
@@ -58,9 +59,9 @@ accept)
         if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
     done
     # Two processes on one GPU: neither times anything.
-    (timeout 300 target/release/tailrace-cuda-check --out $logs/summary.json --no-timing --diff-budget-s 100 \
+    (timeout "${CHECK_TIMEOUT:-300}" target/release/tailrace-cuda-check --out $logs/summary.json --no-timing --diff-budget-s "${DIFF_BUDGET:-100}" \
         --variant "${VARIANT:-TR_PASS_PARAMS_AT_ONCE=0}" > $logs/check.log 2>&1; echo "check exit $?" >> $logs/check.log) &
-    timeout 420 target/release/xtask conformance --backend cuda --tier "${TIER:-full}" --out $logs/conformance > $logs/conformance.log 2>&1; echo "conformance exit $?" >> $logs/conformance.log
+    timeout "${CONF_TIMEOUT:-420}" target/release/xtask conformance --backend cuda --tier "${TIER:-full}" --out $logs/conformance > $logs/conformance.log 2>&1; echo "conformance exit $?" >> $logs/conformance.log
     wait
     tail -n 8 $logs/check.log; tail -n 6 $logs/conformance.log
     ;;
