@@ -27,7 +27,7 @@ TR_TOPP_SELECT_TWICE, and inside the select 11 thread 0's entries summed,
 9 the list's count loaded, 10 the list loaded, 12 ranks cleared, 13 thread
 0's ranks counted, 11 ranked). A row of one chunk has no slots 5 and 9; its
 only block stamps 6 before the select. Slot numbers do not follow time
-order.
+order; the stamps print in time order.
 """
 import argparse
 import statistics
@@ -129,11 +129,13 @@ def main():
         for name, group in (("chunk blocks (median)", chunk), ("row's last block", last[:1])):
             if not group:
                 continue
-            cells = []
+            # In time order: the slot numbers need not follow it.
+            stamped = []
             for s in range(len(names)):
                 vals = [b["d"][s] for b in group if b["d"][s] >= 0]
                 if vals:
-                    cells.append("%s %.2f" % (names[s], us(statistics.median(vals))))
+                    stamped.append((statistics.median(vals), s))
+            cells = ["%s %.2f" % (names[s], us(v)) for v, s in sorted(stamped)]
             extra = ""
             if name.startswith("row"):
                 b = group[0]
