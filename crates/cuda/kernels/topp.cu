@@ -229,6 +229,29 @@ __device__ __forceinline__ u32 tr_min_u16x2(u32 a, u32 b) {
     return __vminu2(a, b);
 #endif
 }
+// prmt.b32 d, a, B, SEL with immediate B and SEL (PTX): byte i of d is the
+// byte of the pair {B, a} (a is bytes 0-3) that nibble i of SEL names in its
+// bits 0-2, or, where the nibble's bit 3 is set, that byte's sign bit
+// replicated over the byte. The host build (tests/topp_map) runs the
+// emulation below.
+template <u32 B, u32 SEL>
+__device__ __forceinline__ u32 tr_prmt(u32 a) {
+#if defined(__CUDA_ARCH__)
+    u32 d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "n"(B), "n"(SEL));
+    return d;
+#else
+    const u64 pair = ((u64)B << 32) | a;
+    u32 d = 0;
+    for (int i = 0; i < 4; i++) {
+        const u32 c = (SEL >> (4 * i)) & 0xfu;
+        u32 byte = (u32)(pair >> (8 * (c & 7u))) & 0xffu;
+        if (c & 8u) byte = (byte & 0x80u) != 0 ? 0xffu : 0u;
+        d |= byte << (8 * i);
+    }
+    return d;
+#endif
+}
 // One increment of the u32 at a shared address (no result: the lanes of one
 // address add in one step).
 __device__ __forceinline__ void tr_red_shared_inc(u32 addr) {
@@ -238,10 +261,10 @@ __device__ __forceinline__ void tr_red_shared_inc(u32 addr) {
 // 16-bit SIMD. Elements of the row (<= a_max, -inf included) only.
 __device__ __forceinline__ u32 tr_topp_entries2(u32 w, const ToppKeys& Q) {
 #if TR_TOPP_LEAN_COUNT
-    // Each half's sign bit replicated over the half (prmt's sign mode): the
-    // key is w ^ 0xffff for a negative half, w ^ 0x8000 otherwise.
-    u32 sgn;
-    asm("prmt.b32 %0, %1, 0, 0xBB99;" : "=r"(sgn) : "r"(w));
+    // Each half's sign bit replicated over the half (prmt's sign mode: bytes
+    // 0 and 1 from byte 1's sign, 2 and 3 from byte 3's): the key is
+    // w ^ 0xffff for a negative half, w ^ 0x8000 otherwise.
+    const u32 sgn = tr_prmt<0u, 0xBB99u>(w);
     const u32 key = w ^ (sgn | 0x80008000u);
 #else
     const u32 s = (w >> 15) & 0x00010001u;
