@@ -148,7 +148,7 @@ __device__ __forceinline__ void tr_phase(int n) {
 // One line a block: block, chunks, the global timer of slot 0, then each
 // slot's SM clock less slot 0's (-1: not stamped) and the latest global timer
 // stamped (slot numbers need not follow time: the top-p kernels stamp slots
-// 10-13 inside their selects).
+// 9-13 inside their selects and cuts).
 // The top-p kernels print the same line under their own tag (tr_phase_hist,
 // tr_phase_gather).
 __device__ __forceinline__ void tr_phase_print(const char* tag = "tr_phase") {

@@ -748,7 +748,8 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_hist): 0 start, 1 tables cleared, 2 counted, 3 value masses,
     // 4 middle masses, 5 counts flushed, 6 the row's last block known, 7
-    // selected, 8 located, 9 reset.
+    // selected, 8 located, 9 reset, 10 selected again (TR_TOPP_SELECT_TWICE);
+    // 11-13 inside the select.
     tr_phase_clear();
     tr_phase(0);
     const double t = A.temperature[row], min_p = A.min_p[row];
@@ -1227,7 +1228,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     if (!tr_topp_live(A, row, st)) return;
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_gather): 0 start, 1 gathered, 6 the row's last block known, 7
-    // cut, 8 done.
+    // cut, 8 done; 9-13 inside the cut.
     tr_phase_clear();
     tr_phase(0);
     ToppRow* R = tr_topp_state(A, row);
