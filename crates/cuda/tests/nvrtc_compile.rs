@@ -58,8 +58,10 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// multiplied keys and generic atomics `TR_TOPP_LEAN_COUNT=0`, the cut's
 /// whole-list ranks and walk `TR_TOPP_CUT_SPLIT=0`), the select's loop rolled
 /// (`TR_TOPP_SELECT_UNROLL=1`), the top-p kernels' late PDL trigger
-/// (`TR_TOPP_LATE_TRIGGER=1`) and the phase clock (`TR_PHASE_PRINT=1`) still
-/// compile cleanly, so a device run does not find out first.
+/// (`TR_TOPP_LATE_TRIGGER=1`), the phase clock (`TR_PHASE_PRINT=1`) and the
+/// select's profiling builds (`TR_TOPP_SELECT_TWICE=1`,
+/// `TR_TOPP_SELECT_PROBE=1`) still compile cleanly, so a device run does not
+/// find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
     if !nvrtc_present() {
@@ -86,6 +88,8 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_LATE_TRIGGER=1",
         "TR_TOPP_CUT_SPLIT=0",
         "TR_PHASE_PRINT=1",
+        "TR_TOPP_SELECT_TWICE=1",
+        "TR_TOPP_SELECT_PROBE=1",
     ] {
         let defines = [knob.to_string()];
         let c = kernels::compile_with("compute_90", &defines, &[])
