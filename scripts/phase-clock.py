@@ -21,8 +21,7 @@ The binned top-p kernels (kernels/topp.cu) print the same line under their
 own tags, read with `--tag`: tr_phase_hist (0 start, 1 tables cleared,
 2 counted, 3 value masses, 4 middle masses, 5 counts flushed, 6 the row's
 last block known, 7 selected, 8 located, 9 reset, 10 selected again under
-TR_TOPP_SELECT_TWICE or the select's data read by a coalesced probe under
-TR_TOPP_SELECT_PROBE, and inside the select 11 thread 0's entries summed,
+TR_TOPP_SELECT_TWICE, and inside the select 11 thread 0's entries summed,
 12 the block scan done, 13 the entry found) and tr_phase_gather (0 start,
 1 gathered, 6 the row's last block known, 7 cut, 8 done, and inside the cut
 9 the list's count loaded, 10 the list loaded, 12 ranks cleared, 13 thread
@@ -66,7 +65,7 @@ TAG_NAMES = {
         "selected",
         "located",
         "reset",
-        "selected again / probe loaded",
+        "selected again",
         "select: summed (thread 0)",
         "select: scanned",
         "select: found",

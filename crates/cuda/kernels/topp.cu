@@ -748,9 +748,8 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_hist): 0 start, 1 tables cleared, 2 counted, 3 value masses,
     // 4 middle masses, 5 counts flushed, 6 the row's last block known, 7
-    // selected, 8 located, 9 reset, 10 selected again (TR_TOPP_SELECT_TWICE)
-    // or the probe's loads done (TR_TOPP_SELECT_PROBE); 11-13 inside the
-    // select.
+    // selected, 8 located, 9 reset, 10 selected again (TR_TOPP_SELECT_TWICE);
+    // 11-13 inside the select.
     tr_phase_clear();
     tr_phase(0);
     const double t = A.temperature[row], min_p = A.min_p[row];
@@ -918,23 +917,6 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             return;
         }
         tr_phase(6);
-#ifdef TR_TOPP_SELECT_PROBE
-        {
-            // Profiling only (with TR_PHASE_PRINT): the select's counts and
-            // masses read first with each load taking consecutive entries
-            // across the block, their products summed and dropped; slot 10
-            // stamps the end, so that the select's own loads (a run of
-            // entries a thread) can be set against these.
-            const u64* masses = tr_topp_masses(A, row);
-            u128 probe = 0;
-#pragma unroll 8
-            for (u32 e = threadIdx.x; e < M.e; e += blockDim.x)
-                probe += (u128)__ldcg(&cnt[e]) * (u128)__ldcg(&masses[e]);
-            asm volatile("" ::"l"((u64)probe), "l"((u64)(probe >> 64)));
-            __syncthreads();
-            tr_phase(10);
-        }
-#endif
         const u128 mid_sum = ((u128)__ldcg(&R->mid_hi) << 64) | (u128)__ldcg(&R->mid_lo);
         tr_topp_select_values<true>(A, row, st, M, SegCounts{cnt, 1}, mid_sum);
         __syncthreads();

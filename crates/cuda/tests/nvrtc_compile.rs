@@ -59,9 +59,8 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// whole-list ranks and walk `TR_TOPP_CUT_SPLIT=0`), the select's loop rolled
 /// (`TR_TOPP_SELECT_UNROLL=1`), the top-p kernels' late PDL trigger
 /// (`TR_TOPP_LATE_TRIGGER=1`), the phase clock (`TR_PHASE_PRINT=1`) and the
-/// select's profiling builds (`TR_TOPP_SELECT_TWICE=1`,
-/// `TR_TOPP_SELECT_PROBE=1`) still compile cleanly, so a device run does not
-/// find out first.
+/// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
+/// cleanly, so a device run does not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
     if !nvrtc_present() {
@@ -89,7 +88,6 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_CUT_SPLIT=0",
         "TR_PHASE_PRINT=1",
         "TR_TOPP_SELECT_TWICE=1",
-        "TR_TOPP_SELECT_PROBE=1",
     ] {
         let defines = [knob.to_string()];
         let c = kernels::compile_with("compute_90", &defines, &[])
