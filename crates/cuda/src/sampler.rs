@@ -273,6 +273,25 @@ struct Workspace {
     topp_ptr: u64,
     topp_cnt: Option<CudaSlice<u32>>,
     topp_cnt_ptr: u64,
+    /// The last call's row records: their byte offset in `scratch` and rows
+    /// (read by [`Sampler::debug_row_cuts`]).
+    last_rowstate: Option<(usize, usize)>,
+}
+
+/// The cuts of row records (`RowState` of `kernels/sample.cu`, little-endian:
+/// a_max f64, cut_a f64, cut_index u32, need_race u32, pad0 u32 (1: the top-p
+/// kernels finished the row), pad1 u32): `Some((cut_a, cut_index))` for a
+/// filter row (need_race 1) the top-p kernels finished.
+fn row_cuts(records: &[u8]) -> Vec<Option<(f64, u32)>> {
+    records
+        .chunks_exact(ROWSTATE_BYTES)
+        .map(|r| {
+            let word = |o: usize| u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&r[8..16]);
+            (word(20) == 1 && word(24) == 1).then_some((f64::from_le_bytes(a), word(16)))
+        })
+        .collect()
 }
 
 fn grown(have: Option<usize>, need: usize) -> bool {
@@ -475,7 +494,9 @@ impl Sampler {
         let fused_on = g.fused_list_bytes > 0;
         let topp_on = g.topp_bytes > 0;
         let (pass_smem, staged) = g.pass_smem_for(logits.dtype.size() as u32);
-        let rowstate = partials + (rows * g.nchunks as usize * PARTIAL_BYTES) as u64;
+        let rowstate_at = rows * g.nchunks as usize * PARTIAL_BYTES;
+        let rowstate = partials + rowstate_at as u64;
+        self.ws.last_rowstate = Some((rowstate_at, rows));
         let mut args = SampleArgs {
             logits: logits.ptr,
             row_stride: logits.stride as u64,
@@ -761,6 +782,26 @@ impl Sampler {
         out.download(&self.stream)
     }
 
+    /// The rank-order cut the top-p kernels (`kernels/topp.cu`) recorded for
+    /// each row of the last [`Sampler::sample`] call, after waiting for the
+    /// stream: `Some((a, index))` for a row they finished (the row keeps the
+    /// tokens whose `(a, index)` is not ranked after it; their own cut or the
+    /// filter kernel's in their fallback), `None` for rows they did not take
+    /// (other modes, small vocabularies, rows the filter kernel took). For
+    /// acceptance checks of the cut itself (`tailrace-cuda-check`), not for
+    /// serving.
+    pub fn debug_row_cuts(&self) -> Result<Vec<Option<(f64, u32)>>> {
+        let (Some((at, rows)), Some(scratch)) = (self.ws.last_rowstate, self.ws.scratch.as_ref())
+        else {
+            return Ok(Vec::new());
+        };
+        let bytes = self
+            .stream
+            .clone_dtoh(scratch)
+            .ctx("downloading the row records")?;
+        Ok(row_cuts(&bytes[at..at + rows * ROWSTATE_BYTES]))
+    }
+
     /// Fills `buf` (elements of `dtype`) with random logits, about N(0, scale^2).
     pub fn fill_random<B: DeviceRepr>(
         &self,
@@ -800,5 +841,55 @@ impl Sampler {
 
     pub(crate) fn kernels(&self) -> &Kernels {
         &self.kernels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(a_max: f64, cut_a: f64, cut_index: u32, need_race: u32, pad0: u32) -> Vec<u8> {
+        let mut r = Vec::new();
+        r.extend_from_slice(&a_max.to_le_bytes());
+        r.extend_from_slice(&cut_a.to_le_bytes());
+        for w in [cut_index, need_race, pad0, 7] {
+            r.extend_from_slice(&w.to_le_bytes());
+        }
+        r
+    }
+
+    #[test]
+    fn row_cuts_read_the_kernel_record() {
+        // The layout row_cuts reads is the kernel's struct, field for field.
+        let src = include_str!("../kernels/sample.cu");
+        let body = &src[src.find("struct RowState {").unwrap()..];
+        let body = &body[..body.find("};").unwrap()];
+        let fields: Vec<&str> = body
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split("//").next())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "double a_max;",
+                "double cut_a;",
+                "u32 cut_index;",
+                "u32 need_race;",
+                "u32 pad0;",
+                "u32 pad1;"
+            ]
+        );
+        assert_eq!(ROWSTATE_BYTES, 8 + 8 + 4 * 4);
+        let mut bytes = record(3.5, -1.25, 17, 1, 1);
+        bytes.extend(record(2.0, 0.5, 9, 1, 0)); // the filter kernel's row
+        bytes.extend(record(2.0, f64::NEG_INFINITY, u32::MAX, 0, 0)); // no filter
+        bytes.extend(record(1.0, 0.75, 4_000_000_000, 1, 1));
+        assert_eq!(
+            row_cuts(&bytes),
+            vec![Some((-1.25, 17)), None, None, Some((0.75, 4_000_000_000))]
+        );
     }
 }

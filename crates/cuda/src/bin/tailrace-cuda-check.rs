@@ -963,6 +963,7 @@ fn check_group(
     let batches = group.len();
     let cpu: Vec<Result<Vec<RowOutput>>> = group.par_iter().map(cpu_eval).collect();
     let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
+    let (mut cut_rows, mut cut_mismatches) = (0u64, 0u64);
     let mut errors: Vec<String> = Vec::new();
     for (b, c) in group.iter().zip(cpu) {
         let g = Geometry::new(
@@ -976,6 +977,9 @@ fn check_group(
         }
         match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
             (Ok(c), Ok(gv)) => {
+                let (n, bad) = compare_cuts(sampler, b)?;
+                cut_rows += n;
+                cut_mismatches += bad;
                 for r in 0..b.rows() {
                     rows += 1;
                     if c[r] != gv[r] {
@@ -997,9 +1001,10 @@ fn check_group(
             )),
         }
     }
-    let ok = mismatches == 0 && errors.is_empty() && located > 0;
+    let ok = mismatches == 0 && errors.is_empty() && located > 0 && cut_mismatches == 0;
     let summary = format!(
-        "{rows} rows in {batches} batches ({located} {shape}): {mismatches} mismatches, {} errors; {:.1}s",
+        "{rows} rows in {batches} batches ({located} {shape}): {mismatches} mismatches, {} errors; \
+         cuts of the top-p kernels: {cut_rows} compared, {cut_mismatches} differ; {:.1}s",
         errors.len(),
         t0.elapsed().as_secs_f64()
     );
@@ -1007,8 +1012,74 @@ fn check_group(
     Ok((
         ok,
         json!({"summary": summary, "rows": rows, "batches": batches, "located": located,
-            "mismatches": mismatches, "errors": errors, "ok": ok}),
+            "mismatches": mismatches, "cut_rows": cut_rows, "cut_mismatches": cut_mismatches,
+            "errors": errors, "ok": ok}),
     ))
+}
+
+/// Compares the cut the top-p kernels recorded for each row of the batch just
+/// sampled ([`Sampler::debug_row_cuts`]) with the CPU model's cut
+/// (`filter::cut` through `PreparedRow`), boundary value and index: the tokens alone
+/// rarely reveal a cut one element off, since the race seldom draws the
+/// element at the boundary. Compares the rows without bias or min-p whose
+/// model cut exists (min-p can move the boundary to a whole value,
+/// `Cut::index == u32::MAX`, a form the top-p kernels do not record) and the
+/// kernels took; returns (rows compared, rows that differ).
+fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64)> {
+    let gpu = sampler.debug_row_cuts()?;
+    if gpu.len() != b.rows() {
+        bail!(
+            "batch {}: the sampler recorded {} rows, the batch has {}",
+            b.id,
+            gpu.len(),
+            b.rows()
+        );
+    }
+    let pairs: Vec<(usize, (f64, u32), tailrace_model::filter::Cut)> = gpu
+        .par_iter()
+        .enumerate()
+        .filter_map(|(r, g)| {
+            let g = (*g)?;
+            let req = &b.reqs[r];
+            if !matches!(req.bias, LogitBias::None) || req.params.min_p().is_some() {
+                return None;
+            }
+            let x = r * b.stride..r * b.stride + b.vocab;
+            let m = match &b.logits {
+                Typed::F32(v) => model_cut(&v[x], req.params, b.vocab),
+                Typed::Bf16(v) => model_cut(&v[x], req.params, b.vocab),
+                Typed::F16(v) => model_cut(&v[x], req.params, b.vocab),
+            }?;
+            Some((r, g, m))
+        })
+        .collect();
+    let (mut n, mut bad) = (0u64, 0u64);
+    for (r, g, m) in pairs {
+        n += 1;
+        // Compared as the cut is used (`Cut::keeps` compares `a` with `>`
+        // and `==`): the kernels' order keys do not tell -0 from +0, so a
+        // boundary at a -0 logit comes back as +0, the same cut.
+        if m.a != g.0 || m.index != g.1 {
+            bad += 1;
+            if bad <= 10 {
+                log(format!(
+                    "  CUT MISMATCH batch {} row {r}: model ({}, {}) gpu ({}, {})",
+                    b.id, m.a, m.index, g.0, g.1
+                ));
+            }
+        }
+    }
+    Ok((n, bad))
+}
+
+fn model_cut<T: tailrace_model::Logit>(
+    x: &[T],
+    params: SamplingParams,
+    vocab: usize,
+) -> Option<tailrace_model::filter::Cut> {
+    let row = tailrace_model::race::RowData::new(x, None);
+    tailrace_model::race::PreparedRow::new(row, params, std::slice::from_ref(&(0..vocab)), false)
+        .cut
 }
 
 // ---------------------------------------------------------------- invariance
