@@ -286,7 +286,7 @@ pub struct Kernels {
     /// fused top-k paths.
     pub fast: [CudaFunction; 3],
     /// `tr_fast_wide_{f32,bf16,f16}`: `fast` at 80 registers (`fast` has
-    /// 96), for launches with more blocks than `fast` keeps resident.
+    /// 128), for launches with more blocks than `fast` keeps resident.
     pub fast_wide: [CudaFunction; 3],
     /// `tr_fused_{f32,bf16,f16}`: `fast` with the fused top-k path, for
     /// launches in which some row takes it.
