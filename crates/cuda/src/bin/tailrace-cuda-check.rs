@@ -66,7 +66,10 @@ struct Cli {
     #[arg(long, default_value_t = 0)]
     device: usize,
     /// Kernel variants to time, each `NAME=VALUE;NAME=VALUE` (e.g.
-    /// `TR_FAST_BOUNDS=__launch_bounds__(512)`).
+    /// `TR_FAST_BOUNDS=__launch_bounds__(512)`), or `opts:NAME,...` for the
+    /// default kernels under launch options (`no_pdl`, `no_fused`,
+    /// `generic`); the invariance check compares each with the
+    /// default.
     #[arg(long)]
     variant: Vec<String>,
     /// The grid modes (plain, top_k50, top_p0.9, ...) the variants are timed
@@ -1198,7 +1201,12 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
         };
     // Kernel variants (other unrolling/register budgets) must give the same tokens.
     let mut variants: Vec<(String, Sampler)> = Vec::new();
+    let mut opt_variants: Vec<(String, LaunchOptions)> = Vec::new();
     for v in &cli.variant {
+        if let Some(names) = v.strip_prefix("opts:") {
+            opt_variants.push((v.clone(), launch_options(names)?));
+            continue;
+        }
         let defines: Vec<String> = v.split(';').map(str::to_string).collect();
         let vs = Sampler::with_variant(sampler.stream().clone(), &defines)
             .with_context(|| format!("compiling variant {v}"))?;
@@ -1224,6 +1232,10 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
         compare(&format!("geometry {g:?}"), &base, &other, &ident, &b);
         for (name, vs) in variants.iter_mut() {
             let other = gpu_eval(vs, &b, &LaunchOptions::default())?;
+            compare(&format!("variant {name}"), &base, &other, &ident, &b);
+        }
+        for (name, o) in &opt_variants {
+            let other = gpu_eval(sampler, &b, o)?;
             compare(&format!("variant {name}"), &base, &other, &ident, &b);
         }
         // Permuted, with stride = vocab.
@@ -1988,14 +2000,30 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     if cli.variants_only {
         runs.push(("default".to_string(), None));
     }
+    // `opts:NAME,...`: the default kernels with launch options (no_pdl,
+    // no_fused, generic) instead of defines.
+    let mut run_opts: Vec<LaunchOptions> = vec![LaunchOptions::default(); runs.len()];
     for v in &cli.variant {
+        if let Some(names) = v.strip_prefix("opts:") {
+            match launch_options(names) {
+                Ok(o) => {
+                    runs.push((v.clone(), None));
+                    run_opts.push(o);
+                }
+                Err(e) => log(format!("  VARIANT {v}: {e:#}")),
+            }
+            continue;
+        }
         let defines: Vec<String> = v.split(';').map(str::to_string).collect();
         match Sampler::with_variant(stream.clone(), &defines) {
-            Ok(s) => runs.push((v.clone(), Some(s))),
+            Ok(s) => {
+                runs.push((v.clone(), Some(s)));
+                run_opts.push(LaunchOptions::default());
+            }
             Err(e) => log(format!("  VARIANT {v}: {e:#}")),
         }
     }
-    for (v, vs) in runs.iter_mut() {
+    for ((v, vs), opts) in runs.iter_mut().zip(&run_opts) {
         let s: &mut Sampler = match vs {
             Some(s) => s,
             None => &mut *sampler,
@@ -2009,6 +2037,9 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             // The other logit types, as the default's configurations above.
             for dt in [Dtype::F32, Dtype::F16] {
                 vcfgs.push(cfg(&name, dt, 131072, 256, *vraw, d));
+            }
+            for c in vcfgs.iter_mut() {
+                c.opts = *opts;
             }
             for c in &vcfgs {
                 match time_cfg(s, &mut pool, c, cli, bw, &mut rng) {
@@ -2056,6 +2087,21 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         json!({"copy_bandwidth_bytes_per_s": bw, "configs": results, "variants": variants,
             "graph_replay_b1_us": graph_b1}),
     ))
+}
+
+/// Launch options from comma-separated names (`no_pdl`, `no_fused`,
+/// `generic`), for timing variants of the host's choices.
+fn launch_options(names: &str) -> Result<LaunchOptions> {
+    let mut o = LaunchOptions::default();
+    for n in names.split(',') {
+        match n {
+            "no_pdl" => o.no_pdl = true,
+            "no_fused" => o.no_fused = true,
+            "generic" => o.generic = true,
+            _ => bail!("unknown launch option {n:?} (no_pdl, no_fused, generic)"),
+        }
+    }
+    Ok(o)
 }
 
 /// Sampling parameters of a grid mode (None: unknown mode).
