@@ -2280,6 +2280,23 @@ fn graph_replay_b1(sampler: &mut Sampler, pool: &mut Pool, cli: &Cli) -> Result<
 mod tests {
     use super::*;
 
+    /// `--variant opts:...` names launch options; an unknown name is an
+    /// error, not a silently default run timed under a misleading label.
+    #[test]
+    fn launch_option_variants_parse() {
+        let o = launch_options("no_pdl,generic").unwrap();
+        assert!(o.no_pdl && o.generic && !o.no_fused);
+        assert_eq!(
+            launch_options("no_fused").unwrap(),
+            LaunchOptions {
+                no_fused: true,
+                ..LaunchOptions::default()
+            }
+        );
+        assert!(launch_options("no_pdl,fast").is_err());
+        assert!(launch_options("").is_err());
+    }
+
     /// Every batch the GPU run generates (and its rearrangements) can be built:
     /// a panic here would cost a device run.
     #[test]
