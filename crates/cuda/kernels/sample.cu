@@ -21,8 +21,10 @@ struct RowState {
     double cut_a;    // the rank-order cut: keep (a, i) with a > cut_a or (a == cut_a and i <= cut_index)
     u32 cut_index;
     u32 need_race;   // 1: a filter row whose race runs in phase 1
-    u32 pad0;        // 1: the binned top-p path found the cut (the filter kernel skips the row)
-    u32 pad1;
+    u32 pad0;        // 1: the binned top-p path found the cut (the filter kernel skips the row);
+                     // 2: it found the cut's value cut_a, and the race finds its index (topp.cu,
+                     // tr_topp_pend; the filter kernel skips the row too)
+    u32 pad1;        // pad0 = 2: the cut is the pad1-th element of value cut_a by index
 };
 
 // Must match `SampleArgs` in src/launch.rs field for field.
@@ -62,6 +64,7 @@ struct SampleArgs {
     u32* topp_cnt;  // bf16 top-p rows of many chunks: each chunk's value counts, or null
     u32 race_stages;  // 1: the launch's shared memory holds the race's staging ring
     u32 topp_seg_units;  // top-p rows of one chunk: units a histogram segment, or 0 (topp.cu)
+    u32 topp_pend;  // 1: this launch's race kernel finds the cut's index of bf16 top-p rows (topp.cu)
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).
@@ -791,17 +794,56 @@ template <int N> __device__ __forceinline__ u32 tr_pick_lead(const uint4 (&lw)[N
     return tr_lead_prefix(b, bit & 7);
 }
 
-template <int DT, bool BIAS, bool STAGED, bool PILOT>
+// The binned top-p path's pending rows: at most TR_TOPP_PEND_CAP elements of
+// the cut's value in the row (topp.cu, tr_topp_pend).
+#ifndef TR_TOPP_PEND_CAP
+#define TR_TOPP_PEND_CAP 512u
+#endif
+// Words of a pending row's list (its bin list's place in the top-p
+// workspace): a region of TR_PEND_WORDS / (nchunks * warps) words for each
+// warp of the race, its count first, then an entry (unit << 8 | mask of the
+// unit's elements of value v*) for each of its units that holds one.
+#ifndef TR_PEND_WORDS
+#define TR_PEND_WORDS 8192u
+#endif
+// Each half of w that equals v* (h2: its bits in both halves; v* is finite,
+// normal and nonzero, so equal values have equal bits) as 0xffff.
+__device__ __forceinline__ u32 tr_eq_bf16x2(u32 w, u32 h2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    u32 e;
+    asm("set.eq.u32.bf16x2 %0, %1, %2;" : "=r"(e) : "r"(w), "r"(h2));
+    return e;
+#else
+    return (((w ^ h2) & 0xffffu) == 0 ? 0xffffu : 0u) | (((w ^ h2) >> 16) == 0 ? 0xffff0000u : 0u);
+#endif
+}
+// Defined in topp.cu.
+__device__ u32* tr_pend_list_at(u64* topp, u32 row);
+__device__ void tr_pend_finish(const SampleArgs& A, u32 row, const RowState& st, double bs, u32 bi,
+                               double neg_t, u64 seed, u64 pos, double* s_s, u32* s_i);
+
+// PEND (bf16 only): where pend_h2 is not 0 (a row whose top-p cut has a
+// known value v* and an index still to find: topp.cu, tr_topp_pend), the
+// race also lists the units holding elements whose bits are v*'s (pend_h2:
+// those 16 bits in both halves) in the warp's region of the row's list:
+// entries at pend_list[0 .. pend_cap), the count at pend_list[-1] (every
+// unit counted, so that a region that fills shows). No atomics: a warp
+// ballot gives the slots. The caller excludes v* itself from the race by its
+// cut (tr_pass).
+template <int DT, bool BIAS, bool STAGED, bool PILOT, bool PEND = false>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
-                              double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc) {
+                              double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc,
+                              u32 pend_h2 = 0, u32* pend_list = nullptr, u32 pend_cap = 0) {
     static_assert(!STAGED || (!BIAS && TR_RACE_STAGES > 0), "staged: no bias, stages on");
+    static_assert(!PEND || (DT == 1 && !BIAS), "PEND: bf16 rows without bias");
     typedef typename AType<BIAS>::T AT;
     constexpr int N = TR_UNITS;
     extern __shared__ u64 tr_dyn_smem[];
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const WarpQueue q = {(u8*)tr_dyn_smem + (u64)warp * cap * 16, cap};
     u32 qn = 0;
+    u32 pend_n = 0;  // PEND: units of the warp holding v*
     const double lbc_lane = tr_class_bound(lane);
     double thr = tr_ninf();
     Cutoffs<BIAS> cut;
@@ -998,6 +1040,30 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 for (int n = 0; n < N; n++) raw[n] = fetch(u0 + step + 32 * n + lane);
             }
         }
+        if (PEND && pend_h2 != 0) {
+            // The units holding elements of value v* (positions past the
+            // chunk read as -inf, never v*).
+#pragma unroll
+            for (int n = 0; n < N; n++) {
+                const u32 w[4] = {rx[n].v0.x, rx[n].v0.y, rx[n].v0.z, rx[n].v0.w};
+                const u32 any = tr_eq_bf16x2(w[0], pend_h2) | tr_eq_bf16x2(w[1], pend_h2) |
+                                tr_eq_bf16x2(w[2], pend_h2) | tr_eq_bf16x2(w[3], pend_h2);
+                const u32 bal = __ballot_sync(TR_FULL, any != 0);
+                if (bal != 0) {
+                    if (any != 0) {
+                        u32 m = 0;
+#pragma unroll
+                        for (int j = 0; j < 4; j++) {
+                            const u32 e = tr_eq_bf16x2(w[j], pend_h2);
+                            m |= ((e & 1u) << (2 * j)) | (((e >> 16) & 1u) << (2 * j + 1));
+                        }
+                        const u32 slot = pend_n + __popc(bal & ((1u << lane) - 1));
+                        if (slot < pend_cap) pend_list[slot] = ((u32)(u0 + 32 * n + lane) << 8) | m;
+                    }
+                    pend_n += __popc(bal);
+                }
+            }
+        }
         uint4 lw[N];
         if (TR_RACE_PIPE) {
             // This step's blocks came from the step before; the next step's
@@ -1158,6 +1224,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     // No copy is left in flight: each one was for a step the loop ran.
     // Final: the block's best threshold, then the queue.
     wclk.loop_done();
+    if (PEND && pend_list != nullptr && lane == 0) pend_list[-1] = pend_n;
     __syncthreads();
     double bt = tr_dunkey(*(volatile u64*)s_thr);
     thr = (bt > thr) ? bt : thr;
@@ -2427,8 +2494,9 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
-template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT>
+template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false>
 __device__ void tr_pass(const SampleArgs& A) {
+    static_assert(!PEND || (DT == 1 && FAST && !FUSED), "PEND: the bf16 race without the fused path");
     typedef typename Elem<DT>::T ET;
     __shared__ u64 s_thr;
     __shared__ u32 s_flags[TR_MAX_WARPS];
@@ -2452,6 +2520,7 @@ __device__ void tr_pass(const SampleArgs& A) {
     const bool filt = (top_k != 0) | (top_p < 1.0) | (min_p > 0.0);
     const bool fused = FUSED && A.phase == 0 && tr_fused_row_of(A, t, top_k, bias_kind);
 #else
+    RowState st;
     const bool greedy = (t == 0.0) || top_k == 1;
     const bool filt = top_k != 0 || A.top_p[row] < 1.0 || A.min_p[row] > 0.0;
     const bool fused = FUSED && A.phase == 0 && tr_fused_row(A, row, t, top_k);
@@ -2463,12 +2532,38 @@ __device__ void tr_pass(const SampleArgs& A) {
         race = !(greedy || filt);
     } else {
 #if !TR_PASS_PARAMS_AT_ONCE
-        RowState st = A.rowstate[row];
+        st = A.rowstate[row];
 #endif
         if (!st.need_race) return;
         race = true;
         cut_a = st.cut_a;
         cut_i = st.cut_index;
+    }
+    // A pending top-p row (topp.cu, tr_topp_pend): the race takes the
+    // elements above v* = st.cut_a (those from the next bf16 value up, every
+    // index), lists those of value v*, and tr_pend_finish settles them.
+    u32 pend_h2 = 0;
+    if (PEND && A.phase == 1 && st.pad0 == 2) {
+        const u32 h = __float_as_uint((float)st.cut_a) >> 16;  // v* != 0: a value entry
+        pend_h2 = h | (h << 16);
+        const u32 up = (h & 0x8000u) ? h - 1 : h + 1;  // toward +inf (v* below +inf)
+        cut_a = (double)__uint_as_float(up << 16);
+        cut_i = TR_NO_TOKEN;
+    }
+    const bool pend = PEND && pend_h2 != 0;
+    // The warp's region of the row's list (TR_PEND_WORDS): its count, then
+    // its entries.
+    u32* pend_list = nullptr;
+    u32 pend_cap = 0;
+    if (pend) {
+        // (A multiple of four words, for the finish's 16-byte loads; regions
+        // of fewer than four words, which the host never launches, list
+        // nothing: tr_pend_finish then reads the row.)
+        const u32 nw = blockDim.x >> 5, rw = (TR_PEND_WORDS / (A.nchunks * nw)) & ~3u;
+        if (rw >= 4) {
+            pend_list = tr_pend_list_at(A.topp, row) + (u64)(chunk * nw + (threadIdx.x >> 5)) * rw + 1;
+            pend_cap = rw - 1;
+        }
     }
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
     const float* brow = tr_bias_row(A, row);
@@ -2514,11 +2609,13 @@ __device__ void tr_pass(const SampleArgs& A) {
         else if (!race)
             tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
         else if (RACE_RING && A.race_stages && al)
-            tr_race_exact<DT, false, RACE_RING, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed,
-                                                       pos, cut_a, cut_i, A.queue_cap, &s_thr, acc);
+            tr_race_exact<DT, false, RACE_RING, PILOT, PEND>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t,
+                                                             seed, pos, cut_a, cut_i, A.queue_cap, &s_thr,
+                                                             acc, pend_h2, pend_list, pend_cap);
         else
-            tr_race_exact<DT, false, false, PILOT>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed, pos,
-                                                   cut_a, cut_i, A.queue_cap, &s_thr, acc);
+            tr_race_exact<DT, false, false, PILOT, PEND>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed,
+                                                         pos, cut_a, cut_i, A.queue_cap, &s_thr, acc,
+                                                         pend_h2, pend_list, pend_cap);
     } else if (!race) {
         if (brow)
             tr_scan<DT, true, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
@@ -2577,7 +2674,14 @@ __device__ void tr_pass(const SampleArgs& A) {
         tr_warp_best(ma, mi);
         tr_warp_best(bs, bi);
         if (local) {
-            if (lane == 0) tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
+            if (pend) {
+                if (lane == 0) {
+                    s_best_s[0] = bs;  // every lane has read the slots (the reductions' shuffles)
+                    s_best_i[0] = bi;
+                }
+            } else if (lane == 0) {
+                tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
+            }
         } else if (lane == 0) {
             Partial p;
             p.score = bs;
@@ -2598,6 +2702,10 @@ __device__ void tr_pass(const SampleArgs& A) {
         }
     }
     if (local) {
+        if (pend) {
+            __syncthreads();
+            tr_pend_finish(A, row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s, s_best_i);
+        }
         tr_phase_print();
         return;
     }
@@ -2641,9 +2749,22 @@ __device__ void tr_pass(const SampleArgs& A) {
         flags = __reduce_or_sync(TR_FULL, flags);
         tr_warp_best(ma, mi);
         tr_warp_best(bs, bi);
-        if (lane == 0) tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
+        if (pend) {
+            if (lane == 0) {
+                s_best_s[0] = bs;
+                s_best_i[0] = bi;
+            }
+        } else if (lane == 0) {
+            tr_row_result(A, row, flags, ma, mi, bi, greedy, filt, fused, s_ctl);
+        }
     }
     tr_phase(6);
+    if (pend) {
+        __syncthreads();
+        tr_pend_finish(A, row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s, s_best_i);
+        tr_phase_print();
+        return;
+    }
     if (!fused) {
         tr_phase_print();
         return;
@@ -2975,7 +3096,7 @@ __device__ void tr_filter(const SampleArgs& A) {
     __shared__ FilterShared S;
     const u32 row = blockIdx.x;
     RowState st = A.rowstate[row];
-    if (!st.need_race || st.pad0 == 1) return;
+    if (!st.need_race || st.pad0 != 0) return;  // the top-p kernels took the row
     const float* brow = tr_bias_row(A, row);
     if (brow)
         tr_filter_row<DT, true>(S, A, row, st, brow);

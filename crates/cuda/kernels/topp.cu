@@ -360,6 +360,270 @@ __device__ __forceinline__ u64 tr_topp_value_mass(u32 e, const ToppMap& M, doubl
     return tr_top_p_mass(a, a_max, t);
 }
 
+// Pending rows (A.topp_pend: the launch's race kernel is built for them).
+// Where the cut's bin b* is a value entry, its elements share the value v* and
+// the mass m, so the cut is the q-th of them by index, q = ceil(r / m) (rank
+// order among equal values is index order; tr_topp_cut's one-mass path finds
+// the same element). Where the row holds at most TR_TOPP_PEND_CAP of them,
+// the row's last histogram block records v* and q (RowState pad0 = 2) and
+// the gather skips the row: the race takes the elements above v*, lists the
+// indices of those of value v* as it reads them, and its row's last block
+// finds the cut among them and races the kept ones against its best
+// (tr_pend_finish). The row is read once less. One thread; b != M.np.
+__device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const ToppMap& M, u32 b,
+                                          u32 nstar, double a_max, double t, double min_p,
+                                          double mthr) {
+    if (nstar == 0 || nstar > TR_TOPP_PEND_CAP) return false;
+    ToppRow* R = tr_topp_state(A, row);
+    const u64 m = tr_topp_value_mass(b, M, a_max, t, min_p, mthr);
+    const u128 r = ((u128)__ldcg(&R->r_hi) << 64) | (u128)__ldcg(&R->r_lo);
+    // The select stops where 0 < r <= nstar m; anything else stays with the gather.
+    if (m == 0 || r == 0 || r > (u128)nstar * (u128)m) return false;
+    // q: the least q with q m >= r, by bisection on exact products.
+    u32 lo = 1, hi = nstar;
+    while (lo < hi) {
+        const u32 mid = lo + (hi - lo) / 2;
+        if ((u128)mid * (u128)m >= r)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    RowState* S = &A.rowstate[row];
+    S->cut_a = tr_topp_value(b, M);
+    S->pad1 = lo;
+    S->pad0 = 2;
+    R->active = 0;  // the gather skips the row
+    return true;
+}
+// Block-collective, after the select (and a barrier): whether the row is now
+// pending; count(b) is the row's count of value entry b.
+template <class C>
+__device__ __forceinline__ bool tr_topp_pend_block(const SampleArgs& A, u32 row, const ToppMap& M,
+                                                   C count, double a_max, double t, double min_p,
+                                                   double mthr) {
+    __shared__ u32 s_pend;
+    if (threadIdx.x == 0) {
+        u32 p = 0;
+        ToppRow* R = tr_topp_state(A, row);
+        if (A.topp_pend != 0 && __ldcg(&R->active) != 0) {
+            const u32 b = __ldcg(&R->bstar);
+            if (b != M.np && tr_topp_pend(A, row, M, b, count(b), a_max, t, min_p, mthr)) p = 1;
+        }
+        s_pend = p;
+    }
+    __syncthreads();
+    return s_pend != 0;
+}
+// A pending row's list: its bin list's place, TR_PEND_WORDS words in regions
+// of TR_PEND_WORDS / (nchunks * warps) words rounded down to a multiple of
+// four, one for each warp of the race.
+__device__ u32* tr_pend_list_at(u64* topp, u32 row) {
+    return (u32*)(topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_HIST_U64);
+}
+static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits the bin list");
+// Index ranges the finish counts the pending row's elements in (a multiple of
+// 32), and the words of the pass's dynamic shared memory it takes.
+#define TR_PEND_BUCKETS 128u
+#define TR_PEND_SMEM_WORDS (TR_TOPP_PEND_CAP + 4 + TR_PEND_BUCKETS)
+
+// The end of a pending row's race (its last block, every thread): (bs, bi) is
+// the row's best among the elements above v*. Each warp of the race listed
+// the units holding elements of value v* in its region of the row's list;
+// where a region filled, this block finds the row's elements of value v*
+// itself (one read of the row). The cut is the q-th smallest of their
+// indices (q = st.pad1; indices are distinct), found by counts over
+// TR_PEND_BUCKETS ranges of the index and ranks inside the range holding it,
+// and the elements of value v* up to it race against (bs, bi): first by the
+// bound of their lead, then exactly, ties to the smaller index. Writes the
+// row's token and its cut (pad0 = 1, as the gather would have).
+__device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const RowState& st,
+                                            double bs, u32 bi, double neg_t, u64 seed, u64 pos,
+                                            double* s_s, u32* s_i) {
+    // In the pass's dynamic shared memory (its race queues, used up; the host
+    // asks for pending rows only where they hold TR_PEND_SMEM_WORDS words,
+    // launch.rs, PEND_SMEM_BYTES): the indices, four words, the bucket counts.
+    u32* const s_idx = (u32*)tr_dyn_smem_pass();
+    u32& s_n = s_idx[TR_TOPP_PEND_CAP];
+    u32& s_cut = s_idx[TR_TOPP_PEND_CAP + 1];
+    u32& s_over = s_idx[TR_TOPP_PEND_CAP + 2];
+    u32& s_m = s_idx[TR_TOPP_PEND_CAP + 3];
+    u32* const s_bk = s_idx + TR_TOPP_PEND_CAP + 4;
+    const u32 h16 = __float_as_uint((float)st.cut_a) >> 16;
+    // Phase clock (TR_PHASE_PRINT): 7 finish begun, 8 regions read, 9 the
+    // row read again where a region filled, 10 ranked, 11 raced, 12 the
+    // block's best.
+    tr_phase(7);
+    if (threadIdx.x == 0) {
+        s_n = 0;
+        s_cut = TR_NO_TOKEN;
+        s_over = 0;
+        s_m = 0;
+    }
+    for (u32 b = threadIdx.x; b < TR_PEND_BUCKETS; b += blockDim.x) s_bk[b] = 0;
+    __syncthreads();
+    // The regions, a group of g threads each (g: a power of two up to 32,
+    // as many as the block has for each region), each thread four words at
+    // once (the count and the first entries come in one round trip).
+    const u32 nreg = A.nchunks * (blockDim.x >> 5), rw = (TR_PEND_WORDS / nreg) & ~3u;
+    u32 g = 32;
+    while (g > 1 && g * nreg > blockDim.x) g >>= 1;
+    const u32* list = tr_pend_list_at(A.topp, row);
+    if (rw < 4 && threadIdx.x == 0) s_over = 1;  // no regions (see tr_pass)
+    const u32 gm = threadIdx.x % g;
+    // Every thread takes the same number of turns, so that the group's
+    // shuffles see all its threads.
+    const u32 turns = rw >= 4 ? (nreg + blockDim.x / g - 1) / (blockDim.x / g) : 0;
+    for (u32 t = 0; t < turns; t++) {
+        const u32 r = threadIdx.x / g + t * (blockDim.x / g);
+        const bool live = r < nreg;
+        const u32* reg = list + (u64)(live ? r : 0) * rw;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (live && 4 * gm < rw) v = __ldcg((const uint4*)reg + gm);
+        const u32 lane = threadIdx.x & 31;
+        const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
+        if (!live || cnt == 0) continue;
+        if (cnt > rw - 1) {
+            s_over = 1;
+            continue;
+        }
+        auto take = [&](u32 e) {
+            const u32 ib = (e >> 8) * 8;
+            for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
+                const u32 slot = atomicAdd(&s_n, 1u);
+                if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
+            }
+        };
+        // Words 4 gm .. 4 gm + 3 of the region: word 0 is the count, word
+        // 1 + j entry j.
+        const u32 w0 = 4 * gm;
+        if (w0 >= 1 && w0 <= cnt) take(v.x);
+        if (w0 + 1 <= cnt) take(v.y);
+        if (w0 + 2 <= cnt) take(v.z);
+        if (w0 + 3 <= cnt) take(v.w);
+        for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
+    }
+    __syncthreads();
+    tr_phase(8);
+    if (s_over != 0 || s_n > TR_TOPP_PEND_CAP) {
+        // A region filled (more units holding v* in one warp's share of the
+        // row than its region holds): the row's elements of value v* from the
+        // row itself. The histogram counted at most TR_TOPP_PEND_CAP of them.
+        __syncthreads();
+        if (threadIdx.x == 0) s_n = 0;
+        __syncthreads();
+        const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
+        const bool al = (((u64)xrow) & 15) == 0;
+        const i64 units = ((i64)A.vocab + 7) >> 3;
+        for (i64 u = threadIdx.x; u < units; u += blockDim.x) {
+            const Raw8 r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
+            const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                if (((w[k >> 1] >> (16 * (k & 1))) & 0xffffu) != h16) continue;
+                const u32 slot = atomicAdd(&s_n, 1u);
+                if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = (u32)(u * 8 + k);
+            }
+        }
+        __syncthreads();
+        tr_phase(9);
+    }
+    const u32 n = min(s_n, TR_TOPP_PEND_CAP);
+    const u32 q = st.pad1;
+    // The q-th smallest index: counts of the buckets (ranges of the index,
+    // in order), the bucket holding it, then ranks among that bucket's
+    // elements alone (listed after the counts where they fit, else counted
+    // over all n).
+    auto bucket = [&](u32 i) { return (u32)(((u64)i * TR_PEND_BUCKETS) / A.vocab); };
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) atomicAdd(&s_bk[bucket(s_idx[j])], 1u);
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        constexpr u32 PER = TR_PEND_BUCKETS / 32;
+        const u32 lane = threadIdx.x;
+        u32 c[PER], sum = 0;
+#pragma unroll
+        for (u32 k = 0; k < PER; k++) {
+            c[k] = s_bk[lane * PER + k];
+            sum += c[k];
+        }
+        const u32 incl = tr_warp_scan_u32(sum);
+        u32 before = incl - sum;
+        if (before < q && incl >= q) {
+#pragma unroll
+            for (u32 k = 0; k < PER; k++) {
+                if (before < q && before + c[k] >= q) {
+                    s_m = lane * PER + k;     // the bucket
+                    s_cut = q - before;       // the rank inside it, from 1
+                }
+                before += c[k];
+            }
+        }
+    }
+    __syncthreads();
+    const u32 qb = s_cut, sel = s_m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s_cut = TR_NO_TOKEN;
+        s_m = 0;
+    }
+    __syncthreads();
+    u32* const s_in = s_bk;  // the bucket's elements, where they fit
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        const u32 i = s_idx[j];
+        if (bucket(i) != sel) continue;
+        const u32 slot = atomicAdd(&s_m, 1u);
+        if (slot < TR_PEND_BUCKETS) s_in[slot] = i;
+    }
+    __syncthreads();
+    const u32 m = s_m;
+    if (m <= TR_PEND_BUCKETS) {
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u32 i = s_idx[j];
+            if (bucket(i) != sel) continue;
+            u32 below = 0;
+            for (u32 k = 0; k < m; k++) below += s_in[k] < i ? 1u : 0u;
+            if (below + 1 == qb) s_cut = i;
+        }
+    } else {
+        // The bucket's elements did not fit: ranks over all n.
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u32 i = s_idx[j];
+            u32 below = 0;
+            for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
+            if (below + 1 == q) s_cut = i;
+        }
+    }
+    __syncthreads();
+    tr_phase(10);
+    // The race lists exactly the row's elements of value v*, at least q of
+    // them (tr_topp_pend); were the q-th missing, every listed one is kept.
+    const u32 cut_i = s_cut;
+    const double v = st.cut_a;
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        const u32 i = s_idx[j];
+        if (i > cut_i) continue;
+        const u32 lead = tr_lead_prefix(tr_block(seed, i >> 3, pos, TR_TAG_EXACT_LEAD), i);
+        // Only where the score's upper bound reaches the best (fma is
+        // monotone in its product, as in the race's queue test).
+        if (__fma_rn(neg_t, tr_lead_lower_bound(lead), v) >= bs) {
+            const double s = tr_exact_score(neg_t, seed, pos, i, lead, v);
+            if (tr_better(s, i, bs, bi)) {
+                bs = s;
+                bi = i;
+            }
+        }
+    }
+    tr_phase(11);
+    tr_block_best(bs, bi, s_s, s_i);
+    tr_phase(12);
+    if (threadIdx.x == 0) {
+        if (A.nchunks > 1) A.counters[row] = 0;  // ready for the next launch (as tr_row_result)
+        A.out_token[row] = bi;
+        A.out_status[row] = 0;
+        A.rowstate[row].cut_index = cut_i;
+        A.rowstate[row].pad0 = 1;
+    }
+}
+
 // How a histogram block splits its chunk into segments (tr_topp_hist).
 struct SegShape {
     u32 segs;   // segments, each with its own table of counts (1: the chunk)
@@ -384,6 +648,26 @@ __device__ __forceinline__ u32 tr_topp_tables32() {
     asm("mov.u32 %0, tr_dyn_smem;" : "=r"(a));
     return a;
 }
+// A bf16 row that a launch with pending rows (A.topp_pend, which has no
+// gather) does not settle as pending (its cut in the middle bin, more than
+// TR_TOPP_PEND_CAP elements of its cut's value, or no cut's bin found): the
+// filter kernel's exact radix selection over the row, run by its last
+// histogram block, its shared state in the count tables (used up).
+static_assert(sizeof(FilterShared) <= (TR_TOPP_VALUES + 1) * 4, "the filter state fits a count table");
+__device__ __noinline__ void tr_topp_hist_fallback(const SampleArgs& A, u32 row, const RowState& st) {
+    u32 fit;
+    FilterShared& S = *(FilterShared*)tr_topp_tables(fit);
+    __syncthreads();
+    tr_filter_row<1, false>(S, A, row, st, nullptr);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        ToppRow* R = tr_topp_state(A, row);
+        R->active = 0;
+        R->count = 0;
+        A.rowstate[row].pad0 = 1;
+    }
+}
+
 // The segments of a chunk of `units` units: where the row is one chunk and
 // the host asked for them (A.topp_seg_units, Geometry::topp_seg_units), runs
 // of that many units, each counted in a table of its own. A split the
@@ -880,8 +1164,16 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             tr_topp_select_values<false>(A, row, st, M, SegCounts{h_cnt, SG.segs}, mid_chunk);
             tr_phase(7);
             tr_topp_tail_done<DT>();
-            if (SG.segs > 1) {
-                __syncthreads();
+            __syncthreads();
+            const SegCounts sc{h_cnt, SG.segs};
+            const bool pend = tr_topp_pend_block(
+                A, row, M, [&](u32 b) { return sc.total(b); }, a_max, t, min_p, mthr);
+            if (!pend && A.topp_pend != 0) {
+                tr_topp_hist_fallback(A, row, st);
+                tr_phase_print("tr_phase_hist");
+                return;
+            }
+            if (!pend && SG.segs > 1) {
                 tr_topp_locate_segs(A, row, M, SegCounts{h_cnt, SG.segs}, SG.units, ulo, uhi, a_max, t,
                                     min_p, mthr);
                 tr_phase(8);
@@ -929,12 +1221,15 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         __syncthreads();
         tr_phase(10);
 #endif
-        if (TR_TOPP_LOCATE && A.topp_cnt != nullptr) tr_topp_locate(A, row, M);
+        const bool pend = tr_topp_pend_block(
+            A, row, M, [&](u32 b) { return __ldcg(&cnt[b]); }, a_max, t, min_p, mthr);
+        if (!pend && A.topp_pend == 0 && TR_TOPP_LOCATE && A.topp_cnt != nullptr) tr_topp_locate(A, row, M);
         tr_phase(8);
         // Ready for the next call (graph replays included).
         for (u32 e = threadIdx.x; e < M.e; e += blockDim.x) cnt[e] = 0;
         if (threadIdx.x == 0) R->mid_lo = R->mid_hi = 0;
         tr_phase(9);
+        if (!pend && A.topp_pend != 0) tr_topp_hist_fallback(A, row, st);
         tr_phase_print("tr_phase_hist");
     } else {
         const double scale = tr_topp_scale(t);
@@ -1226,6 +1521,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     RowState st;
     if (!tr_topp_live(A, row, st)) return;
+    if (st.pad0 == 2) return;  // pending (a guard: the host launches no gather then)
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_gather): 0 start, 1 gathered, 6 the row's last block known, 7
     // cut, 8 done; 9-13 inside the cut.
@@ -1264,3 +1560,9 @@ extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ con
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_gather<0>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_gather<1>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_gather<2>(A); }
+
+// The race of phase 1 for batches with bf16 top-p rows, pending rows
+// included (tr_topp_pend): tr_fast_bf16 and tr_fast_wide_bf16 with the list
+// of the cut's value.
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_pend_bf16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, false, TR_FAST_STAGED, TR_FAST_PILOT, true>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_pend_bf16(__grid_constant__ const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, false, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT, true>(A); }

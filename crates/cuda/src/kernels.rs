@@ -26,7 +26,7 @@ const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 29] = [
+pub const KERNEL_NAMES: [&str; 31] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
@@ -52,6 +52,8 @@ pub const KERNEL_NAMES: [&str; 29] = [
     "tr_topp_gather_f32",
     "tr_topp_gather_bf16",
     "tr_topp_gather_f16",
+    "tr_fast_pend_bf16",
+    "tr_fast_wide_pend_bf16",
     "tr_noise_dump",
     "tr_math_dump",
     "tr_int_dump",
@@ -304,6 +306,12 @@ pub struct Kernels {
     /// `tr_topp_gather_{f32,bf16,f16}`: that bin's elements and, in a row's
     /// last block, the cut inside the bin.
     pub topp_gather: [CudaFunction; 3],
+    /// `tr_fast_pend_bf16`: `fast[1]` that also settles the pending top-p
+    /// rows' cuts (kernels/topp.cu, `tr_topp_pend`), for the race of
+    /// batches with bf16 top-p rows.
+    pub fast_pend: CudaFunction,
+    /// `tr_fast_wide_pend_bf16`: `fast_wide[1]` with the same.
+    pub fast_wide_pend: CudaFunction,
     /// `tr_noise_dump`.
     pub noise_dump: CudaFunction,
     /// `tr_math_dump`.
@@ -388,6 +396,8 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
             f("tr_topp_gather_bf16")?,
             f("tr_topp_gather_f16")?,
         ],
+        fast_pend: f("tr_fast_pend_bf16")?,
+        fast_wide_pend: f("tr_fast_wide_pend_bf16")?,
         noise_dump: f("tr_noise_dump")?,
         math_dump: f("tr_math_dump")?,
         int_dump: f("tr_int_dump")?,
@@ -405,6 +415,7 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
         .chain(&k.fast_wide)
         .chain(&k.fused)
         .chain(&k.fused_wide)
+        .chain([&k.fast_pend, &k.fast_wide_pend])
     {
         let stat = f
             .shared_size_bytes()

@@ -34,6 +34,13 @@ pub struct LaunchOptions {
     /// previous one runs, and waits for it (and for its writes) before it
     /// touches memory. Same results.
     pub no_pdl: bool,
+    /// Never let the race find a bf16 top-p row's cut: by default, where
+    /// the cut's value holds at most [`TOPP_PEND_CAP`] elements of the row,
+    /// the race lists them as it reads the row and settles the cut itself,
+    /// and the gather kernel skips the row (`kernels/topp.cu`,
+    /// `tr_topp_pend`). With this option the gather finds every cut. Same
+    /// results.
+    pub no_topp_pend: bool,
 }
 
 /// Keys in each warp's fused top-k buffer (`TR_FUSED_WCAP` in the kernels);
@@ -53,6 +60,21 @@ pub const PASS_STATIC_SMEM_MAX: u32 = 2 * 1024;
 /// Most dynamic shared memory a pass block may take: a block gets 48 KiB
 /// without an opt-in, static and dynamic together.
 pub const PASS_SMEM_MAX: u32 = 48 * 1024 - PASS_STATIC_SMEM_MAX;
+
+/// Most elements of a bf16 top-p row's cut value that the race lists and
+/// settles itself (`TR_TOPP_PEND_CAP`); a row with more takes the gather.
+pub const TOPP_PEND_CAP: u32 = 512;
+
+/// Words of a pending top-p row's list (`TR_PEND_WORDS`): a region for each
+/// warp of the race (a multiple of four words: its count, then its entries),
+/// each entry a unit index shifted left by 8, so the path needs
+/// vocabularies below 2^27.
+pub const TOPP_PEND_WORDS: u64 = 8192;
+
+/// Dynamic shared memory the race's finish of a pending top-p row takes from
+/// the pass kernel's race queues (`TR_PEND_SMEM_WORDS` words: the indices,
+/// four words and 128 bucket counts); a launch with less settles no row.
+pub const PEND_SMEM_BYTES: u32 = (TOPP_PEND_CAP + 4 + 128) * 4;
 
 /// Most workspace the fused top-k lists may take; larger shapes (very many
 /// rows x chunks) take the filter kernel path instead.
@@ -422,6 +444,7 @@ pub(crate) struct SampleArgs {
     pub topp_cnt: u64,
     pub race_stages: u32,
     pub topp_seg_units: u32,
+    pub topp_pend: u32,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -434,9 +457,9 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and two
-        // u32 (as in the C struct, no padding): 240 bytes.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 10 * 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and three
+        // u32, then 4 bytes of tail padding (as in the C struct): 248 bytes.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 11 * 4 + 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 

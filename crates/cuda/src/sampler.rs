@@ -2,7 +2,10 @@
 
 use crate::error::{CudaError, DriverContext, Result};
 use crate::kernels::{self, Kernels};
-use crate::launch::{Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES, ROWSTATE_BYTES};
+use crate::launch::{
+    Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES,
+    TOPP_PEND_WORDS, TOPP_TABLE_BYTES,
+};
 use crate::params::DeviceParams;
 use cudarc::driver::{
     result as drv, sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
@@ -537,6 +540,7 @@ impl Sampler {
             },
             race_stages: u32::from(staged),
             topp_seg_units: g.topp_seg_units,
+            topp_pend: 0,
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
@@ -560,28 +564,43 @@ impl Sampler {
         // keeps resident takes its wide build (fewer registers, more blocks an
         // SM, some spills: `tr_fast_wide_*` 80, `tr_fused_wide_*` 64;
         // docs/cuda-notes.md, runs 9, 11 and 14).
+        // Pending top-p rows (kernels/topp.cu, `tr_topp_pend`): bf16 batches
+        // whose race runs a specialized kernel, which then lists the cut's
+        // value and settles the cut in its pass-kernel shared memory (the
+        // race queues, used up by then).
+        let pend = !generic
+            && !opts.no_topp_pend
+            && logits.dtype == Dtype::Bf16
+            && topp_on
+            && params.any_topp()
+            && g.pass_smem >= PEND_SMEM_BYTES
+            && u64::from(g.nchunks) * u64::from(g.block_threads / 32) * 4 <= TOPP_PEND_WORDS
+            && logits.vocab < 1 << 27;
         let (pass, race_pass) = if generic {
             (&k.pass[dt], &k.pass[dt])
         } else {
-            let fast = if self.blocks_queue(
-                PassBuild::Fast,
-                dt,
-                pass_blocks,
-                g.block_threads,
-                pass_smem,
-            )? {
-                &k.fast_wide[dt]
-            } else {
-                &k.fast[dt]
+            let wide =
+                self.blocks_queue(PassBuild::Fast, dt, pass_blocks, g.block_threads, pass_smem)?;
+            let fast = if wide { &k.fast_wide[dt] } else { &k.fast[dt] };
+            let race = match (pend, wide) {
+                (false, _) => fast,
+                (true, false) => &k.fast_pend,
+                (true, true) => &k.fast_wide_pend,
             };
             if !fused_rows {
-                (fast, fast)
+                (fast, race)
             } else if self.blocks_queue(PassBuild::Fused, dt, pass_blocks, g.block_threads, smem)? {
-                (&k.fused_wide[dt], fast)
+                (&k.fused_wide[dt], race)
             } else {
-                (&k.fused[dt], fast)
+                (&k.fused[dt], race)
             }
         };
+        args.topp_pend = u32::from(pend);
+        if pend {
+            // No gather: nothing reads a chunk's own counts or the segments.
+            args.topp_cnt = 0;
+            args.topp_seg_units = 0;
+        }
         let second = params.needs_second_pass(fused_on, topp_on);
         for f in [pass, race_pass].iter().take(if second { 2 } else { 1 }) {
             let max = f
@@ -607,7 +626,9 @@ impl Sampler {
             let topp_blocks = rows as u32 * g.topp_nchunks;
             // bf16 rows count values in dynamic shared memory (one table,
             // or one a segment); f32/f16 rows bin in static memory.
-            let hist_smem = if logits.dtype == Dtype::Bf16 {
+            let hist_smem = if pend {
+                TOPP_TABLE_BYTES
+            } else if logits.dtype == Dtype::Bf16 {
                 g.topp_hist_smem
             } else {
                 0
@@ -618,7 +639,11 @@ impl Sampler {
                 (topp_blocks, 256, hist_smem),
                 pdl,
             )?;
-            self.launch(&k.topp_gather[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
+            // Pending rows take their cut in the race, every other row its
+            // fallback in the histogram: no gather.
+            if !pend {
+                self.launch(&k.topp_gather[dt], topp_args, (topp_blocks, 256, 0), pdl)?;
+            }
         }
         if second {
             if params.needs_filter_kernel(fused_on, topp_on) {

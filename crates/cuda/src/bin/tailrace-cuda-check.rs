@@ -68,7 +68,7 @@ struct Cli {
     /// Kernel variants to time, each `NAME=VALUE;NAME=VALUE` (e.g.
     /// `TR_FAST_BOUNDS=__launch_bounds__(512)`), or `opts:NAME,...` for the
     /// default kernels under launch options (`no_pdl`, `no_fused`,
-    /// `generic`); the invariance check compares each with the
+    /// `generic`, `no_topp_pend`); the invariance check compares each with the
     /// default.
     #[arg(long)]
     variant: Vec<String>,
@@ -1098,6 +1098,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: true,
             no_fused: true,
             no_pdl: true,
+            no_topp_pend: false,
         },
         LaunchOptions {
             block_threads: 512,
@@ -1107,6 +1108,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: false,
             no_fused: false,
             no_pdl: false,
+            no_topp_pend: false,
         },
         LaunchOptions {
             block_threads: 128,
@@ -1116,6 +1118,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: true,
             no_fused: true,
             no_pdl: false,
+            no_topp_pend: false,
         },
         LaunchOptions {
             block_threads: 64,
@@ -1125,6 +1128,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: false,
             no_fused: false,
             no_pdl: true,
+            no_topp_pend: false,
         },
         LaunchOptions {
             block_threads: 512,
@@ -1134,6 +1138,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: true,
             no_fused: false,
             no_pdl: false,
+            no_topp_pend: false,
         },
         // One warp a block with the fused top-k path: its last block reads
         // the lists' first slots before it combines, in the same warp.
@@ -1145,6 +1150,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: false,
             no_fused: false,
             no_pdl: false,
+            no_topp_pend: false,
         },
         // Blocks of 3 and 12 warps (not powers of two), the default queues.
         LaunchOptions {
@@ -1155,7 +1161,9 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: false,
             no_fused: false,
             no_pdl: false,
+            no_topp_pend: false,
         },
+        // Two chunks a row, every top-p cut found by the gather.
         LaunchOptions {
             block_threads: 384,
             blocks_per_row: 2,
@@ -1164,6 +1172,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: false,
             no_fused: false,
             no_pdl: false,
+            no_topp_pend: true,
         },
         // 512 threads with the default queues: no room for the race's
         // staging ring, so the specialized kernels load in registers.
@@ -1175,6 +1184,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             generic: false,
             no_fused: true,
             no_pdl: false,
+            no_topp_pend: false,
         },
     ];
     let mut checked = 0u64;
@@ -2001,7 +2011,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         runs.push(("default".to_string(), None));
     }
     // `opts:NAME,...`: the default kernels with launch options (no_pdl,
-    // no_fused, generic) instead of defines.
+    // no_fused, generic, no_topp_pend) instead of defines.
     let mut run_opts: Vec<LaunchOptions> = vec![LaunchOptions::default(); runs.len()];
     for v in &cli.variant {
         if let Some(names) = v.strip_prefix("opts:") {
@@ -2090,7 +2100,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
 }
 
 /// Launch options from comma-separated names (`no_pdl`, `no_fused`,
-/// `generic`), for timing variants of the host's choices.
+/// `generic`, `no_topp_pend`), for timing variants of the host's choices.
 fn launch_options(names: &str) -> Result<LaunchOptions> {
     let mut o = LaunchOptions::default();
     for n in names.split(',') {
@@ -2098,7 +2108,8 @@ fn launch_options(names: &str) -> Result<LaunchOptions> {
             "no_pdl" => o.no_pdl = true,
             "no_fused" => o.no_fused = true,
             "generic" => o.generic = true,
-            _ => bail!("unknown launch option {n:?} (no_pdl, no_fused, generic)"),
+            "no_topp_pend" => o.no_topp_pend = true,
+            _ => bail!("unknown launch option {n:?} (no_pdl, no_fused, generic, no_topp_pend)"),
         }
     }
     Ok(o)
@@ -2293,6 +2304,7 @@ mod tests {
                 ..LaunchOptions::default()
             }
         );
+        assert!(launch_options("no_topp_pend").unwrap().no_topp_pend);
         assert!(launch_options("no_pdl,fast").is_err());
         assert!(launch_options("").is_err());
     }
