@@ -365,11 +365,11 @@ __device__ __forceinline__ u64 tr_topp_value_mass(u32 e, const ToppMap& M, doubl
 // the mass m, so the cut is the q-th of them by index, q = ceil(r / m) (rank
 // order among equal values is index order; tr_topp_cut's one-mass path finds
 // the same element). Where the row holds at most TR_TOPP_PEND_CAP of them,
-// the row's last histogram block records v* and q (RowState pad0 = 2) and
-// the gather skips the row: the race takes the elements above v*, lists the
-// indices of those of value v* as it reads them, and its row's last block
-// finds the cut among them and races the kept ones against its best
-// (tr_pend_finish). The row is read once less. One thread; b != M.np.
+// the row's last histogram block records v* and q (RowState pad0 = 2): the
+// race takes the elements above v*, lists the units holding v* as it reads
+// them, and its row's last block finds the cut among them and races the kept
+// ones against its best (tr_pend_finish). No gather is launched; the row is
+// read once less. One thread; b != M.np.
 __device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const ToppMap& M, u32 b,
                                           u32 nstar, double a_max, double t, double min_p,
                                           double mthr) {
@@ -377,7 +377,8 @@ __device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const To
     ToppRow* R = tr_topp_state(A, row);
     const u64 m = tr_topp_value_mass(b, M, a_max, t, min_p, mthr);
     const u128 r = ((u128)__ldcg(&R->r_hi) << 64) | (u128)__ldcg(&R->r_lo);
-    // The select stops where 0 < r <= nstar m; anything else stays with the gather.
+    // The select stops where 0 < r <= nstar m; anything else takes the
+    // histogram's fallback (tr_topp_hist_fallback).
     if (m == 0 || r == 0 || r > (u128)nstar * (u128)m) return false;
     // q: the least q with q m >= r, by bisection on exact products.
     u32 lo = 1, hi = nstar;
@@ -392,7 +393,7 @@ __device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const To
     S->cut_a = tr_topp_value(b, M);
     S->pad1 = lo;
     S->pad0 = 2;
-    R->active = 0;  // the gather skips the row
+    R->active = 0;  // ready for the next call (no gather resets it)
     return true;
 }
 // Block-collective, after the select (and a barrier): whether the row is now
@@ -422,9 +423,9 @@ __device__ u32* tr_pend_list_at(u64* topp, u32 row) {
 }
 static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits the bin list");
 // Index ranges the finish counts the pending row's elements in (a multiple of
-// 32), and the words of the pass's dynamic shared memory it takes.
+// 32). The finish takes TR_TOPP_PEND_CAP + 4 + TR_PEND_BUCKETS words of the
+// pass's dynamic shared memory (launch.rs, PEND_SMEM_BYTES).
 #define TR_PEND_BUCKETS 128u
-#define TR_PEND_SMEM_WORDS (TR_TOPP_PEND_CAP + 4 + TR_PEND_BUCKETS)
 
 // The end of a pending row's race (its last block, every thread): (bs, bi) is
 // the row's best among the elements above v*. Each warp of the race listed
@@ -440,8 +441,8 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
                                             double bs, u32 bi, double neg_t, u64 seed, u64 pos,
                                             double* s_s, u32* s_i) {
     // In the pass's dynamic shared memory (its race queues, used up; the host
-    // asks for pending rows only where they hold TR_PEND_SMEM_WORDS words,
-    // launch.rs, PEND_SMEM_BYTES): the indices, four words, the bucket counts.
+    // asks for pending rows only where they hold these words, launch.rs,
+    // PEND_SMEM_BYTES): the indices, four words, the bucket counts.
     u32* const s_idx = (u32*)tr_dyn_smem_pass();
     u32& s_n = s_idx[TR_TOPP_PEND_CAP];
     u32& s_cut = s_idx[TR_TOPP_PEND_CAP + 1];
@@ -662,8 +663,7 @@ __device__ __noinline__ void tr_topp_hist_fallback(const SampleArgs& A, u32 row,
     __syncthreads();
     if (threadIdx.x == 0) {
         ToppRow* R = tr_topp_state(A, row);
-        R->active = 0;
-        R->count = 0;
+        R->active = 0;  // ready for the next call (no gather resets it)
         A.rowstate[row].pad0 = 1;
     }
 }
