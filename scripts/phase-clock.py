@@ -20,8 +20,11 @@ selected, 10 keys kept, 11 sorted, 12 min-p/top-p cut, 13 token written.
 The binned top-p kernels (kernels/topp.cu) print the same line under their
 own tags, read with `--tag`: tr_phase_hist (0 start, 1 tables cleared,
 2 counted, 3 value masses, 4 middle masses, 5 counts flushed, 6 the row's
-last block known, 7 selected, 8 located, 9 reset, 10 selected again under
-TR_TOPP_SELECT_TWICE, and inside the select 11 thread 0's entries summed,
+last block known, 7 selected, 8 located, 9 reset, 10 the row's record
+found by a batch without a first pass (or selected again under
+TR_TOPP_SELECT_TWICE; in such a batch's chunk blocks, which run no select,
+11 is the chunk's scan done and 12 the partials exchanged), and inside the
+select 11 thread 0's entries summed,
 12 the block scan done, 13 the entry found) and tr_phase_gather (0 start,
 1 gathered, 6 the row's last block known, 7 cut, 8 done, and inside the cut
 9 the list's count loaded, 10 the list loaded, 12 ranks cleared, 13 thread
@@ -65,7 +68,7 @@ TAG_NAMES = {
         "selected",
         "located",
         "reset",
-        "selected again",
+        "record found / selected again",
         "select: summed (thread 0)",
         "select: scanned",
         "select: found",

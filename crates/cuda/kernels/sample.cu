@@ -65,6 +65,7 @@ struct SampleArgs {
     u32 race_stages;  // 1: the launch's shared memory holds the race's staging ring
     u32 topp_seg_units;  // top-p rows of one chunk: units a histogram segment, or 0 (topp.cu)
     u32 topp_pend;  // 1: this launch's race kernel finds the cut's index of bf16 top-p rows (topp.cu)
+    u32 topp_own_max;  // 1: no first pass; the bf16 top-p histogram finds each row's record (topp.cu)
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).
@@ -199,6 +200,18 @@ struct Acc {
     double best_s;
     u32 best_i;
 };
+
+// Accumulators before the chunk's first element: nothing seen.
+__device__ __forceinline__ Acc tr_acc_empty() {
+    Acc acc;
+    acc.bad = false;
+    acc.any = false;
+    acc.max_a = tr_ninf();
+    acc.max_i = TR_NO_TOKEN;
+    acc.best_s = tr_ninf();
+    acc.best_i = TR_NO_TOKEN;
+    return acc;
+}
 
 __device__ __forceinline__ bool tr_keeps(double a, u32 i, double cut_a, u32 cut_i) {
     return a > cut_a || (a == cut_a && i <= cut_i);
@@ -2425,6 +2438,34 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     tr_phase(13);
 }
 
+// The first pass's record of a row from its combined flags (1: NaN or +inf,
+// 2: something above -inf) and maxima: the row state (a_max; need_race for a
+// filter row raced in phase 1), the status and the token (greedy and plain
+// rows; TR_NO_TOKEN otherwise). A function of its arguments alone, so every
+// block that combined the same partials computes the same record
+// (kernels/topp.cu, tr_topp_own_max).
+__device__ __forceinline__ RowState tr_row_state(u32 flags, double ma, u32 mi, u32 bi, bool greedy,
+                                                 bool filt, bool fused, u8& status, u32& token) {
+    status = (flags & 1) ? 1 : ((flags & 2) ? 0 : 2);
+    RowState st;
+    st.a_max = ma;
+    st.cut_a = tr_ninf();
+    st.cut_index = TR_NO_TOKEN;
+    st.need_race = 0;
+    st.pad0 = 0;
+    st.pad1 = 0;
+    token = TR_NO_TOKEN;
+    if (status == 0) {
+        if (greedy)
+            token = mi;
+        else if (!filt)
+            token = bi;
+        else if (!fused)
+            st.need_race = 1;
+    }
+    return st;
+}
+
 // The row's outputs from its combined partials (one thread). Fused rows with
 // status 0 get their token from tr_fused_finish.
 __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 flags, double ma,
@@ -2436,23 +2477,9 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
         A.out_status[row] = 0;
         return;
     }
-    u8 status = (flags & 1) ? 1 : ((flags & 2) ? 0 : 2);
-    RowState st;
-    st.a_max = ma;
-    st.cut_a = tr_ninf();
-    st.cut_index = TR_NO_TOKEN;
-    st.need_race = 0;
-    st.pad0 = 0;
-    st.pad1 = 0;
-    u32 token = TR_NO_TOKEN;
-    if (status == 0) {
-        if (greedy)
-            token = mi;
-        else if (!filt)
-            token = bi;
-        else if (!fused)
-            st.need_race = 1;
-    }
+    u8 status;
+    u32 token;
+    const RowState st = tr_row_state(flags, ma, mi, bi, greedy, filt, fused, status, token);
     C.go = (fused && status == 0) ? 1u : 0u;
     C.a_max = ma;
     A.rowstate[row] = st;
@@ -2587,13 +2614,7 @@ __device__ void tr_pass(const SampleArgs& A) {
     u32 list_n = 0;
     u64 list_lo = 0;
 
-    Acc acc;
-    acc.bad = false;
-    acc.any = false;
-    acc.max_a = tr_ninf();
-    acc.max_i = TR_NO_TOKEN;
-    acc.best_s = tr_ninf();
-    acc.best_i = TR_NO_TOKEN;
+    Acc acc = tr_acc_empty();
     if (fused) {
         tr_scan_topk<DT>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl,
                          A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX, list_n,

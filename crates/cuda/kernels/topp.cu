@@ -994,6 +994,148 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
     }
 }
 
+// Thread block clusters (sm_90): a row's histogram blocks as one cluster
+// (A.topp_own_max with A.nchunks > 1; the host launches them so). Every
+// thread of every block of the cluster calls each barrier.
+__device__ __forceinline__ void tr_cluster_arrive_relaxed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tr_cluster_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tr_cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// The same shared variable in block `rank` of the cluster (its shared::cluster
+// address).
+__device__ __forceinline__ u32 tr_cluster_peer(const void* p, u32 rank) {
+    u32 r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const u32 a = (u32)__cvta_generic_to_shared(p);
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+#endif
+    return r;
+}
+__device__ __forceinline__ void tr_cluster_st_u64(u32 addr, u64 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("st.shared::cluster.u64 [%0], %1;" ::"r"(addr), "l"(v) : "memory");
+#endif
+}
+
+// Most blocks of a row's cluster (the host's TOPP_CLUSTER_MAX: 16, the
+// largest cluster an H100/H200 launches, with the non-portable opt-in).
+#define TR_TOPP_CLUSTER_MAX 16u
+
+// The first pass's work for a bf16 top-p row, done by its histogram blocks
+// where no first pass ran (A.topp_own_max: every row of the batch a binned
+// top-p row with a pending cut; the host knows): each block scans its chunk
+// (tr_scan: status flags, the first maximum), combines it over the block as
+// the pass combines its warps, and hands (flags, maximum, index) to every
+// block of the row's cluster through distributed shared memory; each block
+// then combines the row's partials (the order-free combine of the pass:
+// flags or'ed, the larger maximum, equal ones to the smaller index) and so
+// has the row's record, which chunk 0 writes as the first pass would
+// (tr_row_state). The same record, so every later kernel is unchanged. For
+// a row of many chunks the caller opened a cluster barrier phase at the
+// kernel's start (tr_cluster_arrive_relaxed), whose wait here makes sure
+// every block has begun before any writes into another's shared memory.
+// True when the row goes on (status 0); st gets its state. Every thread of
+// the block calls it.
+template <int DT>
+__device__ __noinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u32 chunk, RowState& st) {
+    typedef typename Elem<DT>::T ET;
+    // Slot c: chunk c's partial, written by that chunk's block (a row of
+    // many chunks) or by this block (one chunk).
+    __shared__ u64 s_part[TR_TOPP_CLUSTER_MAX][2];
+    __shared__ double s_ma[TR_MAX_WARPS];
+    __shared__ u32 s_mi[TR_MAX_WARPS], s_flags[TR_MAX_WARPS];
+    __shared__ RowState s_st;
+    const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
+    const bool al = (((u64)xrow) & 15) == 0;
+    i64 ulo, uhi;
+    tr_topp_chunk_units(A, chunk, ulo, uhi);
+    Acc acc = tr_acc_empty();
+    tr_scan<DT, false, false>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8, 0, acc);
+    tr_phase(11);
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
+    double ma = acc.max_a;
+    u32 mi = acc.max_i;
+    tr_warp_best(ma, mi);
+    if (lane == 0) {
+        s_flags[warp] = flags;
+        s_ma[warp] = ma;
+        s_mi[warp] = mi;
+    }
+    __syncthreads();
+    const u32 nc = A.nchunks;
+    if (warp == 0) {
+        flags = 0;
+        ma = tr_ninf();
+        mi = TR_NO_TOKEN;
+        if (lane < nwarps) {
+            flags = s_flags[lane];
+            ma = s_ma[lane];
+            mi = s_mi[lane];
+        }
+        flags = __reduce_or_sync(TR_FULL, flags);
+        tr_warp_best(ma, mi);
+    }
+    const u64 w0 = (u64)__double_as_longlong(ma), w1 = ((u64)flags << 32) | mi;
+    if (nc == 1) {
+        if (threadIdx.x == 0) {
+            s_part[0][0] = w0;
+            s_part[0][1] = w1;
+        }
+        __syncthreads();
+    } else {
+        // Every block has begun (the caller's first phase); lane p of warp 0
+        // writes this chunk's partial into block p, then the second phase
+        // makes the writes visible to their owners.
+        tr_cluster_wait();
+        if (warp == 0 && lane < nc) {
+            const u32 at = tr_cluster_peer(&s_part[chunk][0], lane);
+            tr_cluster_st_u64(at, w0);
+            tr_cluster_st_u64(at + 8, w1);
+        }
+        tr_cluster_arrive();
+        tr_cluster_wait();
+    }
+    tr_phase(12);
+    if (warp == 0) {
+        flags = 0;
+        ma = tr_ninf();
+        mi = TR_NO_TOKEN;
+        if (lane < nc) {
+            ma = __longlong_as_double((long long)s_part[lane][0]);
+            flags = (u32)(s_part[lane][1] >> 32);
+            mi = (u32)s_part[lane][1];
+        }
+        flags = __reduce_or_sync(TR_FULL, flags);
+        tr_warp_best(ma, mi);
+        if (lane == 0) {
+            u8 status;
+            u32 token;
+            const RowState r = tr_row_state(flags, ma, mi, TR_NO_TOKEN, false, true, false, status, token);
+            if (chunk == 0) {
+                A.rowstate[row] = r;
+                A.out_token[row] = token;
+                A.out_status[row] = status;
+            }
+            s_st = r;
+        }
+    }
+    __syncthreads();
+    st = s_st;
+    return st.need_race != 0;
+}
+
 // The bf16 top-p kernels' next kernel (PDL): 0, scheduled as soon as every
 // block has begun (tr_grid_begin); 1, only once each row's last block has
 // done its select (the histogram) or its cut (the gather), so that the next
@@ -1028,14 +1170,28 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     __shared__ u32 s_nmid;
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     RowState st;
-    if (!tr_topp_live(A, row, st)) return;
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_hist): 0 start, 1 tables cleared, 2 counted, 3 value masses,
     // 4 middle masses, 5 counts flushed, 6 the row's last block known, 7
-    // selected, 8 located, 9 reset, 10 selected again (TR_TOPP_SELECT_TWICE);
-    // 11-13 inside the select.
+    // selected, 8 located, 9 reset, 10 the row's record found without a
+    // first pass, or selected again (TR_TOPP_SELECT_TWICE); 11-13 inside the
+    // select (in the chunk blocks of a batch without a first pass, 11 the
+    // chunk's scan done and 12 the partials exchanged).
     tr_phase_clear();
     tr_phase(0);
+    if (VALUES && A.topp_own_max) {
+        // No first pass: this row's blocks find its record (one cluster a
+        // row of many chunks; every block of it takes this branch). The host
+        // sets A.topp_own_max only when every row is a binned top-p row
+        // (DeviceParams::all_topp, the host's tr_topp_row), so the row's
+        // parameters are not read first: their round trip would delay the
+        // scan.
+        if (A.nchunks > 1) tr_cluster_arrive_relaxed();
+        if (!tr_topp_own_max<1>(A, row, chunk, st)) return;
+        tr_phase(10);
+    } else if (!tr_topp_live(A, row, st)) {
+        return;
+    }
     const double t = A.temperature[row], min_p = A.min_p[row];
     const double a_max = st.a_max;
     const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;

@@ -41,6 +41,47 @@ pub struct LaunchOptions {
     /// `tr_topp_pend`). With this option the gather finds every cut. Same
     /// results.
     pub no_topp_pend: bool,
+    /// Always launch the first pass. By default a bf16 batch whose rows all
+    /// take the binned top-p path with pending cuts (see `no_topp_pend`)
+    /// has none: each row's histogram blocks, launched as one thread block
+    /// cluster a row, scan their chunks for the row's status and maximum,
+    /// exchange them through distributed shared memory and write the record
+    /// the first pass would (`kernels/topp.cu`, `tr_topp_own_max`). Same
+    /// results.
+    pub first_pass_always: bool,
+    /// Blocks of such a row's cluster, which are its histogram's chunks:
+    /// 1..=[`TOPP_CLUSTER_MAX`], 0 = automatic ([`topp_cluster_blocks`]).
+    /// Rows the histogram would split into more chunks are split into this
+    /// many; fewer stay as they are. Same results.
+    pub topp_cluster: u32,
+}
+
+/// Most blocks of a top-p row's cluster (`LaunchOptions::topp_cluster`):
+/// the largest cluster an sm_90 device launches (with the non-portable
+/// opt-in above 8).
+pub const TOPP_CLUSTER_MAX: u32 = 16;
+
+/// Chunks (the cluster's blocks) of a row's top-p histogram in a batch
+/// without a first pass, where the histogram alone would take `auto`
+/// chunks a row: the caller's `topp_cluster` if set (at most `auto`), else
+/// the largest power of two up to [`TOPP_CLUSTER_MAX`] whose blocks, over
+/// the batch, take at most two a multiprocessor, and at least `auto` up to
+/// two. Measured on the H200 (docs/cuda-notes.md, run 26): clusters of 16
+/// at B = 1 and 8 beat 8 (B = 1: 40.7 against 43.7 us per call of top-p
+/// 0.9), while at B = 64 eight-block clusters over 512 blocks ran 78.6 us
+/// against 69.4 with four.
+pub fn topp_cluster_blocks(opts: &LaunchOptions, rows: usize, auto: u32, sm_count: u32) -> u32 {
+    let auto = auto.max(1);
+    if opts.topp_cluster != 0 {
+        return opts.topp_cluster.min(auto);
+    }
+    let room = 2 * u64::from(sm_count.max(1));
+    let rows = rows.max(1) as u64;
+    let mut c = 1u32;
+    while c * 2 <= TOPP_CLUSTER_MAX && rows * u64::from(c * 2) <= room {
+        c *= 2;
+    }
+    c.max(auto.min(2)).min(auto)
 }
 
 /// Keys in each warp's fused top-k buffer (`TR_FUSED_WCAP` in the kernels);
@@ -230,6 +271,12 @@ impl Geometry {
                 "queue_cap must be in 32..=1024, got {queue_cap}"
             )));
         }
+        if opts.topp_cluster > TOPP_CLUSTER_MAX {
+            return Err(CudaError::Shape(format!(
+                "topp_cluster must be in 0..={TOPP_CLUSTER_MAX}, got {}",
+                opts.topp_cluster
+            )));
+        }
         let pass_smem = (block_threads / 32) * queue_cap * 16;
         if pass_smem > PASS_SMEM_MAX {
             return Err(CudaError::Shape(format!(
@@ -388,12 +435,18 @@ fn auto_chunks(rows: u64, n_max: u64, target: u64) -> u64 {
 /// (chunks, elements per chunk) of a row for the wanted chunk count (the
 /// caller's `blocks_per_row` when set): whole units, no empty chunk.
 fn chunking(opts: &LaunchOptions, vocab: usize, auto: u64) -> Result<(u64, u64)> {
-    let units = vocab.div_ceil(8).max(1) as u64;
     let want = if opts.blocks_per_row != 0 {
         u64::from(opts.blocks_per_row)
     } else {
         auto
     };
+    split(vocab, want)
+}
+
+/// (chunks, elements per chunk) of a row split into at most `want` chunks
+/// of whole units, none empty.
+pub(crate) fn split(vocab: usize, want: u64) -> Result<(u64, u64)> {
+    let units = vocab.div_ceil(8).max(1) as u64;
     let chunk_units = units.div_ceil(want.clamp(1, units));
     let chunk_len = chunk_units * 8;
     if chunk_len > u64::from(u32::MAX) {
@@ -445,6 +498,7 @@ pub(crate) struct SampleArgs {
     pub race_stages: u32,
     pub topp_seg_units: u32,
     pub topp_pend: u32,
+    pub topp_own_max: u32,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -457,9 +511,9 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and three
-        // u32, then 4 bytes of tail padding (as in the C struct): 248 bytes.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 11 * 4 + 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and four
+        // u32 (as in the C struct, no padding): 248 bytes.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 12 * 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
     }
 
@@ -498,6 +552,67 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn cluster_chunks_cover_the_row() {
+        // The histogram of a batch without a first pass: at most `want`
+        // chunks, whole units, none empty, every element covered.
+        for vocab in [1usize, 9, 4096, 131072, 131073, 262144] {
+            for want in 1..=TOPP_CLUSTER_MAX as u64 {
+                let (n, len) = split(vocab, want).unwrap();
+                assert!(n >= 1 && n <= want, "{vocab} {want}");
+                assert_eq!(len % 8, 0);
+                assert!(n * len >= vocab as u64 && n * len - (vocab as u64) < len);
+            }
+        }
+        assert_eq!(split(131072, 8).unwrap(), (8, 16384));
+        assert_eq!(split(131072, 16).unwrap(), (16, 8192));
+        // One unit: one chunk, whatever is asked.
+        assert_eq!(split(8, 16).unwrap(), (1, 8));
+    }
+
+    #[test]
+    fn cluster_blocks_follow_the_batch() {
+        // An H200 (132 multiprocessors) at V = 131072: the histogram's own
+        // chunk counts, then the clusters of a batch without a first pass.
+        let d = LaunchOptions::default();
+        let cases = [
+            (1, 16),
+            (8, 16),
+            (16, 16),
+            (32, 8),
+            (64, 4),
+            (128, 2),
+            (256, 2),
+            (1024, 1),
+        ];
+        for (rows, want) in cases {
+            let auto = Geometry::new(&d, rows, 131072, 132).unwrap().topp_nchunks;
+            assert_eq!(topp_cluster_blocks(&d, rows, auto, 132), want, "B = {rows}");
+        }
+        // Never more than the histogram's own count; the caller's size wins.
+        assert_eq!(topp_cluster_blocks(&d, 1, 3, 132), 3);
+        let o = |c| LaunchOptions {
+            topp_cluster: c,
+            ..Default::default()
+        };
+        assert_eq!(topp_cluster_blocks(&o(8), 1, 64, 132), 8);
+        assert_eq!(topp_cluster_blocks(&o(16), 300, 1, 132), 1);
+        assert_eq!(topp_cluster_blocks(&o(4), 64, 8, 132), 4);
+    }
+
+    #[test]
+    fn cluster_size_is_validated() {
+        let o = |c| LaunchOptions {
+            topp_cluster: c,
+            ..Default::default()
+        };
+        for c in [0, 1, 8, TOPP_CLUSTER_MAX] {
+            assert!(Geometry::new(&o(c), 4, 131072, 132).is_ok(), "{c}");
+        }
+        let e = Geometry::new(&o(TOPP_CLUSTER_MAX + 1), 4, 131072, 132).unwrap_err();
+        assert!(e.to_string().contains("topp_cluster"), "{e}");
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub struct PackedParams {
     pub any_other_filter: bool,
     /// Whether some row qualifies for the binned top-p path ([`topp_row`]).
     pub any_topp: bool,
+    /// Whether every row qualifies for the binned top-p path (and there is
+    /// at least one row).
+    pub all_topp: bool,
 }
 
 /// Whether a row takes the binned top-p path (`kernels/topp.cu`,
@@ -145,6 +148,7 @@ impl PackedParams {
             any_direct_fused: false,
             any_other_filter: false,
             any_topp: false,
+            all_topp: !rows.is_empty(),
         };
         p.sparse_offsets.push(0);
         for (r, req) in rows.iter().enumerate() {
@@ -166,6 +170,7 @@ impl PackedParams {
             p.any_direct |= direct && !fused;
             p.any_direct_fused |= direct && fused;
             p.any_topp |= topp_row(req);
+            p.all_topp &= topp_row(req);
             match &req.bias {
                 LogitBias::None => {
                     p.bias_kind.push(bias_kind::NONE);
@@ -233,6 +238,7 @@ pub struct DeviceParams {
     any_direct_fused: bool,
     any_other_filter: bool,
     any_topp: bool,
+    all_topp: bool,
     any_sparse: bool,
     fast: bool,
     ptrs: ParamPtrs,
@@ -300,6 +306,7 @@ impl DeviceParams {
             any_direct_fused: p.any_direct_fused,
             any_other_filter: p.any_other_filter,
             any_topp: p.any_topp,
+            all_topp: p.all_topp,
             any_sparse: p.sparse_rows > 0,
             fast: !p.any_bias && !p.any_direct,
             ptrs: ParamPtrs {
@@ -395,6 +402,11 @@ impl DeviceParams {
     /// Whether some row qualifies for the binned top-p path.
     pub fn any_topp(&self) -> bool {
         self.any_topp
+    }
+
+    /// Whether every row qualifies for the binned top-p path.
+    pub fn all_topp(&self) -> bool {
+        self.all_topp
     }
 
     /// Whether the filter kernel must run: some filter row outside the fused
@@ -550,7 +562,18 @@ mod tests {
         assert!(!topp_row(&k(0, 1.0, LogitBias::None)));
         assert!(!topp_row(&k(0, 0.9, LogitBias::Sparse(vec![(0, 1.0)]))));
         let p = PackedParams::new(10, &[k(0, 0.9, LogitBias::None)]).unwrap();
-        assert!(p.any_topp && !p.any_other_filter && !p.any_fused);
+        assert!(p.any_topp && p.all_topp && !p.any_other_filter && !p.any_fused);
+        // Every row on the binned path, or not.
+        let both = PackedParams::new(
+            10,
+            &[k(0, 0.9, LogitBias::None), k(0, 0.5, LogitBias::None)],
+        )
+        .unwrap();
+        assert!(both.all_topp);
+        assert!(!mixed.all_topp && !only_fused.all_topp && !biased.all_topp);
+        let greedy_too = PackedParams::new(10, &[k(0, 0.9, LogitBias::None), greedy]).unwrap();
+        assert!(greedy_too.any_topp && !greedy_too.all_topp);
+        assert!(!PackedParams::new(10, &[]).unwrap().all_topp);
     }
 
     #[test]

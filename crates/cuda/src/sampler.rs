@@ -3,8 +3,8 @@
 use crate::error::{CudaError, DriverContext, Result};
 use crate::kernels::{self, Kernels};
 use crate::launch::{
-    Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES,
-    TOPP_PEND_WORDS, TOPP_TABLE_BYTES,
+    split, topp_cluster_blocks, Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES,
+    PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_TABLE_BYTES,
 };
 use crate::params::DeviceParams;
 use cudarc::driver::{
@@ -279,6 +279,12 @@ struct Workspace {
     /// The last call's row records: their byte offset in `scratch` and rows
     /// (read by [`Sampler::debug_row_cuts`]).
     last_rowstate: Option<(usize, usize)>,
+    /// Whether the last call ran without a first pass
+    /// ([`Sampler::last_skipped_first_pass`]).
+    last_own_max: bool,
+    /// Whether the last call's race settled pending top-p cuts
+    /// ([`Sampler::last_pending_topp`]).
+    last_pend: bool,
 }
 
 /// The cuts of row records (`RowState` of `kernels/sample.cu`, little-endian:
@@ -314,6 +320,9 @@ pub struct Sampler {
     /// Blocks of a specialized pass kernel's default build resident on one
     /// SM, by (build, dtype code, block threads, dynamic shared memory).
     resident: HashMap<(PassBuild, usize, u32, u32), u32>,
+    /// Whether the bf16 top-p histogram launches in clusters of so many
+    /// blocks on this device (the driver's answer, cached).
+    cluster_fits: HashMap<u32, bool>,
 }
 
 /// The specialized pass kernels that have a build with fewer registers for
@@ -362,6 +371,7 @@ impl Sampler {
             pdl: major >= 9,
             ws: Workspace::default(),
             resident: HashMap::new(),
+            cluster_fits: HashMap::new(),
         })
     }
 
@@ -541,6 +551,7 @@ impl Sampler {
             race_stages: u32::from(staged),
             topp_seg_units: g.topp_seg_units,
             topp_pend: 0,
+            topp_own_max: 0,
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();
@@ -596,10 +607,30 @@ impl Sampler {
             }
         };
         args.topp_pend = u32::from(pend);
+        self.ws.last_pend = pend;
         if pend {
             // No gather: nothing reads a chunk's own counts or the segments.
             args.topp_cnt = 0;
             args.topp_seg_units = 0;
+        }
+        // A batch of pending top-p rows alone has no first pass: each row's
+        // histogram blocks, one cluster a row, find its record
+        // (kernels/topp.cu, tr_topp_own_max). Rows of more chunks than the
+        // cluster's size (launch::topp_cluster_blocks) are split into that
+        // many.
+        let cluster = topp_cluster_blocks(opts, rows, g.topp_nchunks, self.sm_count);
+        let (mut topp_nchunks, mut topp_chunk_len) = (g.topp_nchunks, g.topp_chunk_len);
+        if topp_nchunks > cluster {
+            let (n, len) = split(logits.vocab, u64::from(cluster))?;
+            (topp_nchunks, topp_chunk_len) = (n as u32, len as u32);
+        }
+        let own_max = pend
+            && params.all_topp()
+            && !opts.first_pass_always
+            && self.clusters_launch(topp_nchunks)?;
+        self.ws.last_own_max = own_max;
+        if !own_max {
+            (topp_nchunks, topp_chunk_len) = (g.topp_nchunks, g.topp_chunk_len);
         }
         let second = params.needs_second_pass(fused_on, topp_on);
         for f in [pass, race_pass].iter().take(if second { 2 } else { 1 }) {
@@ -613,17 +644,20 @@ impl Sampler {
                 )));
             }
         }
-        self.launch(pass, &mut args, (pass_blocks, g.block_threads, smem), pdl)?;
+        if !own_max {
+            self.launch(pass, &mut args, (pass_blocks, g.block_threads, smem), pdl)?;
+        }
         if topp_on && params.any_topp() {
             // Binned top-p (kernels/topp.cu): masses into bins and the cut's
             // bin; its elements and the cut (or, for a row the bins cannot
             // settle, the filter's selection). Memory-bound: their own chunks.
             let topp_args = &mut SampleArgs {
-                nchunks: g.topp_nchunks,
-                chunk_len: g.topp_chunk_len,
+                nchunks: topp_nchunks,
+                chunk_len: topp_chunk_len,
+                topp_own_max: u32::from(own_max),
                 ..args
             };
-            let topp_blocks = rows as u32 * g.topp_nchunks;
+            let topp_blocks = rows as u32 * topp_nchunks;
             // bf16 rows count values in dynamic shared memory (one table,
             // or one a segment); f32/f16 rows bin in static memory.
             let hist_smem = if pend {
@@ -633,11 +667,12 @@ impl Sampler {
             } else {
                 0
             };
-            self.launch(
+            self.launch_clusters(
                 &k.topp_hist[dt],
                 topp_args,
                 (topp_blocks, 256, hist_smem),
                 pdl,
+                if own_max { topp_nchunks } else { 1 },
             )?;
             // Pending rows take their cut in the race, every other row its
             // fallback in the histogram: no gather.
@@ -663,6 +698,84 @@ impl Sampler {
             )?;
         }
         Ok(())
+    }
+
+    /// Whether the bf16 top-p histogram can run a row as one cluster of
+    /// `blocks` blocks here: thread block clusters need compute capability
+    /// 9.0 (the devices that also have programmatic dependent launch), more
+    /// than 8 blocks the non-portable opt-in, and the driver must place at
+    /// least one such cluster. One block needs no cluster.
+    fn clusters_launch(&mut self, blocks: u32) -> Result<bool> {
+        if !self.pdl {
+            return Ok(false);
+        }
+        if blocks <= 1 {
+            return Ok(true);
+        }
+        if let Some(&fits) = self.cluster_fits.get(&blocks) {
+            return Ok(fits);
+        }
+        let f = &self.kernels.topp_hist[Dtype::Bf16.code() as usize];
+        if blocks > 8
+            && f.set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                1,
+            )
+            .is_err()
+        {
+            self.cluster_fits.insert(blocks, false);
+            return Ok(false);
+        }
+        // SAFETY: an all-zero launch attribute is a valid value of the union;
+        // the cluster dimension is set below.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = blocks;
+        attr.value.clusterDim.y = 1;
+        attr.value.clusterDim.z = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: blocks,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: 256,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: TOPP_TABLE_BYTES,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        let mut n: std::ffi::c_int = 0;
+        self.ctx.bind_to_thread().ctx("binding the context")?;
+        // SAFETY: `config` and `attr` outlive the call, which only reads
+        // them; `n` is a valid place for the answer.
+        let fits = unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &config) }
+            .result()
+            .is_ok()
+            && n > 0;
+        self.cluster_fits.insert(blocks, fits);
+        Ok(fits)
+    }
+
+    /// Whether this device launches thread block clusters (compute
+    /// capability 9.0 and later), which batches without a first pass need.
+    pub fn has_clusters(&self) -> bool {
+        self.pdl
+    }
+
+    /// Whether the last [`Sampler::sample`] call launched the race that
+    /// settles pending bf16 top-p cuts (LaunchOptions::no_topp_pend), so
+    /// that its rows whose cut value holds few elements had no gather. For
+    /// checks that must know the path ran.
+    pub fn last_pending_topp(&self) -> bool {
+        self.ws.last_pend
+    }
+
+    /// Whether the last [`Sampler::sample`] call ran without a first pass
+    /// (a bf16 batch of pending top-p rows alone, whose histogram blocks
+    /// found the rows' records). For checks that must know the path ran.
+    pub fn last_skipped_first_pass(&self) -> bool {
+        self.ws.last_own_max
     }
 
     /// Whether a launch of `blocks` blocks of `build` (its default build) has
@@ -710,9 +823,22 @@ impl Sampler {
         shape: (u32, u32, u32),
         pdl: bool,
     ) -> Result<()> {
+        self.launch_clusters(f, args, shape, pdl, 1)
+    }
+
+    /// [`Sampler::launch`] in thread block clusters of `cluster` blocks
+    /// (consecutive block indices; 1: no cluster attribute).
+    fn launch_clusters(
+        &self,
+        f: &CudaFunction,
+        args: &mut SampleArgs,
+        shape: (u32, u32, u32),
+        pdl: bool,
+        cluster: u32,
+    ) -> Result<()> {
         let (grid, block, smem) = shape;
         let mut params = [args as *mut SampleArgs as *mut c_void];
-        if !pdl {
+        if !pdl && cluster <= 1 {
             // SAFETY: the argument block matches the kernel's `SampleArgs` by
             // value; every pointer in it is live for the queued work (borrowed
             // descriptors, the sampler's own workspace and the parameters'
@@ -731,9 +857,21 @@ impl Sampler {
         }
         // SAFETY: an all-zero launch attribute is a valid value of the union
         // (its `pad` member); the fields that matter are set below.
-        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attr.value.programmaticStreamSerializationAllowed = 1;
+        let mut attrs: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+        let mut n = 0;
+        if pdl {
+            attrs[n].id =
+                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attrs[n].value.programmaticStreamSerializationAllowed = 1;
+            n += 1;
+        }
+        if cluster > 1 {
+            attrs[n].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[n].value.clusterDim.x = cluster;
+            attrs[n].value.clusterDim.y = 1;
+            attrs[n].value.clusterDim.z = 1;
+            n += 1;
+        }
         let config = sys::CUlaunchConfig {
             gridDimX: grid,
             gridDimY: 1,
@@ -743,10 +881,10 @@ impl Sampler {
             blockDimZ: 1,
             sharedMemBytes: smem,
             hStream: self.stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: n as u32,
         };
-        // SAFETY: as above; `config` and `attr` outlive the call, which copies them.
+        // SAFETY: as above; `config` and `attrs` outlive the call, which copies them.
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,

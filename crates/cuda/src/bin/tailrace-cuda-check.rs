@@ -68,8 +68,8 @@ struct Cli {
     /// Kernel variants to time, each `NAME=VALUE;NAME=VALUE` (e.g.
     /// `TR_FAST_BOUNDS=__launch_bounds__(512)`), or `opts:NAME,...` for the
     /// default kernels under launch options (`no_pdl`, `no_fused`,
-    /// `generic`, `no_topp_pend`); the invariance check compares each with the
-    /// default.
+    /// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`); the
+    /// invariance check compares each with the default.
     #[arg(long)]
     variant: Vec<String>,
     /// The grid modes (plain, top_k50, top_p0.9, ...) the variants are timed
@@ -146,6 +146,10 @@ enum Cmd {
         /// Launch in plain stream order (`LaunchOptions::no_pdl`).
         #[arg(long)]
         no_pdl: bool,
+        /// More launch options, as a `--variant opts:` list (e.g.
+        /// `first_pass_always,topp_cluster=16`).
+        #[arg(long)]
+        opts: Option<String>,
     },
     /// The benchmark grid of issue 5: V x B x profile x mode, bf16 logits,
     /// CUDA-event medians; writes `--out` in the format bench/report.py reads.
@@ -280,8 +284,13 @@ fn run(cli: &Cli) -> Result<bool> {
         blocks_per_row,
         dtype,
         no_pdl,
+        opts,
     }) = &cli.cmd
     {
+        let base = match opts {
+            Some(names) => launch_options(names)?,
+            None => LaunchOptions::default(),
+        };
         let stream = sampler.stream().clone();
         let dt = match dtype.as_str() {
             "f32" => Dtype::F32,
@@ -331,8 +340,8 @@ fn run(cli: &Cli) -> Result<bool> {
                     .or(blocks_per_row.last())
                     .copied()
                     .unwrap_or(0),
-                no_pdl: *no_pdl,
-                ..LaunchOptions::default()
+                no_pdl: *no_pdl || base.no_pdl,
+                ..base
             })
             .collect();
         for _ in 0..*reps {
@@ -898,6 +907,7 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
         Batch::generate_long_topp,
         "with per-chunk counts on this device",
         |_, g| g.topp_cnt_bytes > 0,
+        true,
     )
 }
 
@@ -913,6 +923,7 @@ fn check_segmented_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde
         Batch::generate_segmented_topp,
         "with histogram segments on this device",
         |_, g| g.topp_seg_units > 0,
+        true,
     )
 }
 
@@ -930,6 +941,7 @@ fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Va
         "in blocks of fewer than 256 threads",
         // The generic kernel keeps 256 threads (`Geometry::for_build`).
         |b, g| g.block_threads < 256 && b.specialized(),
+        false,
     )
 }
 
@@ -943,6 +955,7 @@ fn check_generated(
     generate: fn(u64, u64) -> Batch,
     shape: &str,
     shaped: impl Fn(&Batch, &Geometry) -> bool,
+    must_skip: bool,
 ) -> Result<(bool, serde_json::Value)> {
     let batches: u64 = if cli.rows >= 10_000 { full } else { 2 };
     log(format!("{name}: {batches} batches"));
@@ -950,24 +963,51 @@ fn check_generated(
         .into_par_iter()
         .map(|id| generate(cli.seed, id))
         .collect();
-    check_group(sampler, &group, shape, shaped)
+    check_group(sampler, &group, shape, shaped, must_skip)
 }
 
 /// Runs `group` on the CPU model and the GPU (default launch options) and
 /// compares row by row; `shaped` tells whether a batch's automatic geometry
-/// has the shape the group is for, and at least one must.
+/// has the shape the group is for, and at least one must. With `must_skip`
+/// (groups of bf16 top-p rows alone, on a device with thread block
+/// clusters) at least one batch must also have run with pending top-p cuts
+/// and one without a first pass.
 fn check_group(
     sampler: &mut Sampler,
     group: &[Batch],
     shape: &str,
     shaped: impl Fn(&Batch, &Geometry) -> bool,
+    must_skip: bool,
 ) -> Result<(bool, serde_json::Value)> {
     let t0 = Instant::now();
     let batches = group.len();
     let cpu: Vec<Result<Vec<RowOutput>>> = group.par_iter().map(cpu_eval).collect();
     let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
     let (mut cut_rows, mut cut_mismatches) = (0u64, 0u64);
+    let (mut own, mut alt_rows, mut pending) = (0u64, 0u64, 0u64);
     let mut errors: Vec<String> = Vec::new();
+    // A batch that ran without a first pass (its histogram blocks found the
+    // rows' records, one cluster a row) runs again under one of these,
+    // against the CPU model too: the first pass, other cluster sizes (16
+    // takes the non-portable opt-in; 1 is no cluster).
+    let alts = [
+        LaunchOptions {
+            first_pass_always: true,
+            ..LaunchOptions::default()
+        },
+        LaunchOptions {
+            topp_cluster: 16,
+            ..LaunchOptions::default()
+        },
+        LaunchOptions {
+            topp_cluster: 3,
+            ..LaunchOptions::default()
+        },
+        LaunchOptions {
+            topp_cluster: 1,
+            ..LaunchOptions::default()
+        },
+    ];
     for (b, c) in group.iter().zip(cpu) {
         let g = Geometry::new(
             &LaunchOptions::default(),
@@ -980,18 +1020,33 @@ fn check_group(
         }
         match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
             (Ok(c), Ok(gv)) => {
+                pending += u64::from(sampler.last_pending_topp());
                 let (n, bad) = compare_cuts(sampler, b)?;
                 cut_rows += n;
                 cut_mismatches += bad;
-                for r in 0..b.rows() {
-                    rows += 1;
-                    if c[r] != gv[r] {
-                        mismatches += 1;
-                        if mismatches <= 10 {
-                            let rep = b.report(r, format!("{:?}", c[r]), format!("{:?}", gv[r]));
-                            log(format!("  MISMATCH {}", serde_json::to_string(&rep)?));
+                // Row by row against the CPU model; the first ten mismatches logged.
+                let mut tally = |gv: &[RowOutput], what: &str| -> Result<u64> {
+                    for r in 0..b.rows() {
+                        if c[r] != gv[r] {
+                            mismatches += 1;
+                            if mismatches <= 10 {
+                                let rep =
+                                    b.report(r, format!("{:?}", c[r]), format!("{:?}", gv[r]));
+                                log(format!("  MISMATCH{what} {}", serde_json::to_string(&rep)?));
+                            }
                         }
                     }
+                    Ok(b.rows() as u64)
+                };
+                rows += tally(&gv, "")?;
+                if sampler.last_skipped_first_pass() {
+                    let alt = alts[own as usize % alts.len()];
+                    own += 1;
+                    let av = gpu_eval(sampler, b, &alt)?;
+                    let (n, bad) = compare_cuts(sampler, b)?;
+                    cut_rows += n;
+                    cut_mismatches += bad;
+                    alt_rows += tally(&av, &format!(" (options {alt:?})"))?;
                 }
             }
             (c, gv) => errors.push(format!(
@@ -1004,9 +1059,15 @@ fn check_group(
             )),
         }
     }
-    let ok = mismatches == 0 && errors.is_empty() && located > 0 && cut_mismatches == 0;
+    let own_ok = !must_skip || !sampler.has_clusters() || (own > 0 && pending > 0);
+    if !own_ok {
+        log("  FAIL: no batch of this group ran without its first pass or with pending cuts");
+    }
+    let ok = mismatches == 0 && errors.is_empty() && located > 0 && cut_mismatches == 0 && own_ok;
     let summary = format!(
-        "{rows} rows in {batches} batches ({located} {shape}): {mismatches} mismatches, {} errors; \
+        "{rows} rows in {batches} batches ({located} {shape}; {pending} with pending top-p cuts, \
+         {own} without a first pass, \
+         run again under other options: {alt_rows} more rows): {mismatches} mismatches, {} errors; \
          cuts of the top-p kernels: {cut_rows} compared, {cut_mismatches} differ; {:.1}s",
         errors.len(),
         t0.elapsed().as_secs_f64()
@@ -1016,7 +1077,7 @@ fn check_group(
         ok,
         json!({"summary": summary, "rows": rows, "batches": batches, "located": located,
             "mismatches": mismatches, "cut_rows": cut_rows, "cut_mismatches": cut_mismatches,
-            "errors": errors, "ok": ok}),
+            "pending_batches": pending, "without_first_pass": own, "alt_rows": alt_rows, "errors": errors, "ok": ok}),
     ))
 }
 
@@ -1099,6 +1160,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: true,
             no_pdl: true,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         LaunchOptions {
             block_threads: 512,
@@ -1109,6 +1172,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         LaunchOptions {
             block_threads: 128,
@@ -1119,6 +1184,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: true,
             no_pdl: false,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         LaunchOptions {
             block_threads: 64,
@@ -1129,6 +1196,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: true,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         LaunchOptions {
             block_threads: 512,
@@ -1139,6 +1208,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         // One warp a block with the fused top-k path: its last block reads
         // the lists' first slots before it combines, in the same warp.
@@ -1151,6 +1222,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         // Blocks of 3 and 12 warps (not powers of two), the default queues.
         LaunchOptions {
@@ -1162,6 +1235,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         // Two chunks a row, every top-p cut found by the gather.
         LaunchOptions {
@@ -1173,6 +1248,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: false,
             no_pdl: false,
             no_topp_pend: true,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
         // 512 threads with the default queues: no room for the race's
         // staging ring, so the specialized kernels load in registers.
@@ -1185,6 +1262,8 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_fused: true,
             no_pdl: false,
             no_topp_pend: false,
+            first_pass_always: false,
+            topp_cluster: 0,
         },
     ];
     let mut checked = 0u64;
@@ -2100,7 +2179,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
 }
 
 /// Launch options from comma-separated names (`no_pdl`, `no_fused`,
-/// `generic`, `no_topp_pend`), for timing variants of the host's choices.
+/// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`), for
+/// timing variants of the host's choices.
 fn launch_options(names: &str) -> Result<LaunchOptions> {
     let mut o = LaunchOptions::default();
     for n in names.split(',') {
@@ -2109,7 +2189,14 @@ fn launch_options(names: &str) -> Result<LaunchOptions> {
             "no_fused" => o.no_fused = true,
             "generic" => o.generic = true,
             "no_topp_pend" => o.no_topp_pend = true,
-            _ => bail!("unknown launch option {n:?} (no_pdl, no_fused, generic, no_topp_pend)"),
+            "first_pass_always" => o.first_pass_always = true,
+            _ => match n.strip_prefix("topp_cluster=").map(str::parse::<u32>) {
+                Some(Ok(c)) => o.topp_cluster = c,
+                _ => bail!(
+                    "unknown launch option {n:?} (no_pdl, no_fused, generic, no_topp_pend, \
+                     first_pass_always, topp_cluster=N)"
+                ),
+            },
         }
     }
     Ok(o)
@@ -2305,6 +2392,21 @@ mod tests {
             }
         );
         assert!(launch_options("no_topp_pend").unwrap().no_topp_pend);
+        assert!(
+            launch_options("first_pass_always")
+                .unwrap()
+                .first_pass_always
+        );
+        assert_eq!(
+            launch_options("topp_cluster=16,no_pdl").unwrap(),
+            LaunchOptions {
+                topp_cluster: 16,
+                no_pdl: true,
+                ..LaunchOptions::default()
+            }
+        );
+        assert!(launch_options("topp_cluster=x").is_err());
+        assert!(launch_options("topp_cluster").is_err());
         assert!(launch_options("no_pdl,fast").is_err());
         assert!(launch_options("").is_err());
     }

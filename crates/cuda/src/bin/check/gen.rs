@@ -162,14 +162,24 @@ impl Batch {
     /// A bf16 batch of top-p rows long enough that the top-p kernels give
     /// each chunk 16384 elements or more on a 132-SM device, so that the
     /// histogram writes its per-chunk counts and the gather reads only the
-    /// cut's chunk (`Geometry::topp_cnt_bytes`). Every row: top-p < 1, no
-    /// top-k, no bias, T > 0; the data kinds and the other parameters as in
+    /// cut's chunk (`Geometry::topp_cnt_bytes`), and batches of 1 to 8 such
+    /// rows, which by default run without a first pass in clusters of 8
+    /// histogram blocks a row. Every row: top-p < 1, no top-k, no bias,
+    /// T > 0; the data kinds and the other parameters as in
     /// [`Batch::generate`].
     pub fn generate_long_topp(run_seed: u64, id: u64) -> Batch {
         Self::generate_topp(
             run_seed ^ 0x70BB,
             id,
-            &[(131072, 66), (131073, 100), (100_003, 120), (262144, 40)],
+            &[
+                (131072, 66),
+                (131073, 100),
+                (100_003, 120),
+                (262144, 40),
+                (131072, 1),
+                (131073, 8),
+                (262144, 3),
+            ],
         )
     }
 
@@ -196,6 +206,10 @@ impl Batch {
         let mut data = vec![0f32; rows * vocab];
         let mut reqs = Vec::with_capacity(rows);
         let mut kinds = Vec::with_capacity(rows);
+        // Half the batches keep to the specialized kernels (every row
+        // `exact`), whose race settles pending cuts and whose batches of
+        // top-p rows alone run without a first pass.
+        let fast = r.chance(0.5);
         for row in 0..rows {
             kinds.push(fill_row(
                 &mut r,
@@ -209,6 +223,9 @@ impl Batch {
             }
             if raw.top_p >= 1.0 {
                 raw.top_p = r.pick(&[0.9, 0.5, 0.95, 0.1, 0.999_999]);
+            }
+            if fast {
+                raw.profile = NoiseProfile::Exact;
             }
             reqs.push(RowRequest {
                 params: SamplingParams::new(raw).expect("generated parameters are valid"),
