@@ -47,7 +47,8 @@ pub struct LaunchOptions {
     /// cluster a row, scan their chunks for the row's status and maximum,
     /// exchange them through distributed shared memory and write the record
     /// the first pass would (`kernels/topp.cu`, `tr_topp_own_max`). Same
-    /// results.
+    /// results. Launches in plain stream order (`no_pdl`) keep the first
+    /// pass.
     pub first_pass_always: bool,
     /// Blocks of such a row's cluster, which are its histogram's chunks:
     /// 1..=[`TOPP_CLUSTER_MAX`], 0 = automatic ([`topp_cluster_blocks`]).

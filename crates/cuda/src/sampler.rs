@@ -624,9 +624,13 @@ impl Sampler {
             let (n, len) = split(logits.vocab, u64::from(cluster))?;
             (topp_nchunks, topp_chunk_len) = (n as u32, len as u32);
         }
+        // Plain stream order keeps the first pass: clusters have only been
+        // launched together with programmatic dependent launch on a device
+        // (docs/cuda-notes.md, run 26).
         let own_max = pend
             && params.all_topp()
             && !opts.first_pass_always
+            && pdl
             && self.clusters_launch(topp_nchunks)?;
         self.ws.last_own_max = own_max;
         if !own_max {

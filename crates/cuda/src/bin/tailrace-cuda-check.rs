@@ -987,9 +987,10 @@ fn check_group(
     let (mut own, mut alt_rows, mut pending) = (0u64, 0u64, 0u64);
     let mut errors: Vec<String> = Vec::new();
     // A batch that ran without a first pass (its histogram blocks found the
-    // rows' records, one cluster a row) runs again under one of these,
+    // rows' records, one cluster a row) runs again under two of these,
     // against the CPU model too: the first pass, other cluster sizes (16
-    // takes the non-portable opt-in; 1 is no cluster).
+    // takes the non-portable opt-in; 1 is no cluster), plain stream order
+    // (which keeps the first pass).
     let alts = [
         LaunchOptions {
             first_pass_always: true,
@@ -997,6 +998,10 @@ fn check_group(
         },
         LaunchOptions {
             topp_cluster: 16,
+            ..LaunchOptions::default()
+        },
+        LaunchOptions {
+            no_pdl: true,
             ..LaunchOptions::default()
         },
         LaunchOptions {
@@ -1040,13 +1045,16 @@ fn check_group(
                 };
                 rows += tally(&gv, "")?;
                 if sampler.last_skipped_first_pass() {
-                    let alt = alts[own as usize % alts.len()];
+                    // Two of them a batch, in turn: three batches try all.
+                    for j in 0..2 {
+                        let alt = alts[(2 * own as usize + j) % alts.len()];
+                        let av = gpu_eval(sampler, b, &alt)?;
+                        let (n, bad) = compare_cuts(sampler, b)?;
+                        cut_rows += n;
+                        cut_mismatches += bad;
+                        alt_rows += tally(&av, &format!(" (options {alt:?})"))?;
+                    }
                     own += 1;
-                    let av = gpu_eval(sampler, b, &alt)?;
-                    let (n, bad) = compare_cuts(sampler, b)?;
-                    cut_rows += n;
-                    cut_mismatches += bad;
-                    alt_rows += tally(&av, &format!(" (options {alt:?})"))?;
                 }
             }
             (c, gv) => errors.push(format!(
