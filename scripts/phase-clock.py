@@ -28,7 +28,13 @@ select 11 thread 0's entries summed,
 12 the block scan done, 13 the entry found) and tr_phase_gather (0 start,
 1 gathered, 6 the row's last block known, 7 cut, 8 done, and inside the cut
 9 the list's count loaded, 10 the list loaded, 12 ranks cleared, 13 thread
-0's ranks counted, 11 ranked). A row of one chunk has no slots 5 and 9; its
+0's ranks counted, 11 ranked). In the cluster select of a batch without
+a first pass (tr_topp_cluster_select; every block of the row runs it) the
+histogram's slots mean: 5 the first cluster barrier passed (every block's
+counts visible; "counts flushed"), 11 thread 0's entries summed, 12 the
+second barrier passed (the shares exchanged; "the block scan done"), and,
+only in the block whose share holds the target, 6 that block known, 13 the
+entry found, 7 the row's record written. A row of one chunk has no slots 5 and 9; its
 only block stamps 6 before the select. Slot numbers do not follow time
 order; the stamps print in time order.
 """

@@ -6,7 +6,9 @@
 //     per-row histogram; the row's last chunk block then finds the row's
 //     total Q, the target ceil(p * Q), the bin b* where the running mass (bins
 //     in rank order) reaches it and the mass r still needed inside it, and
-//     resets the histogram.
+//     resets the histogram. (A bf16 row whose blocks run as one cluster, in
+//     a batch without a first pass, selects in distributed shared memory
+//     instead: tr_topp_cluster_select.)
 //  2. tr_topp_gather: every element of bin b* (rank key and mass) into a
 //     per-row list; the row's last chunk block sorts the list by rank and
 //     walks it to the element where the running mass reaches r: the cut, as
@@ -369,16 +371,14 @@ __device__ __forceinline__ u64 tr_topp_value_mass(u32 e, const ToppMap& M, doubl
 // race takes the elements above v*, lists the units holding v* as it reads
 // them, and its row's last block finds the cut among them and races the kept
 // ones against its best (tr_pend_finish). No gather is launched; the row is
-// read once less. One thread; b != M.np.
-__device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const ToppMap& M, u32 b,
-                                          u32 nstar, double a_max, double t, double min_p,
-                                          double mthr) {
+// read once less. tr_topp_pend_record: the record of b* (a value entry of
+// nstar elements of mass m each, r the mass still needed inside it), or false
+// where it cannot be pending: the select stops where 0 < r <= nstar m, and
+// anything else takes the histogram's fallback (tr_topp_hist_fallback). One
+// thread; b != M.np.
+__device__ __forceinline__ bool tr_topp_pend_record(const SampleArgs& A, u32 row, const ToppMap& M,
+                                                    u32 b, u32 nstar, u64 m, u128 r) {
     if (nstar == 0 || nstar > TR_TOPP_PEND_CAP) return false;
-    ToppRow* R = tr_topp_state(A, row);
-    const u64 m = tr_topp_value_mass(b, M, a_max, t, min_p, mthr);
-    const u128 r = ((u128)__ldcg(&R->r_hi) << 64) | (u128)__ldcg(&R->r_lo);
-    // The select stops where 0 < r <= nstar m; anything else takes the
-    // histogram's fallback (tr_topp_hist_fallback).
     if (m == 0 || r == 0 || r > (u128)nstar * (u128)m) return false;
     // q: the least q with q m >= r, by bisection on exact products.
     u32 lo = 1, hi = nstar;
@@ -393,6 +393,17 @@ __device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const To
     S->cut_a = tr_topp_value(b, M);
     S->pad1 = lo;
     S->pad0 = 2;
+    return true;
+}
+// The same for the row's last block, which recorded b* and r (tr_topp_found).
+__device__ __noinline__ bool tr_topp_pend(const SampleArgs& A, u32 row, const ToppMap& M, u32 b,
+                                          u32 nstar, double a_max, double t, double min_p,
+                                          double mthr) {
+    if (nstar == 0 || nstar > TR_TOPP_PEND_CAP) return false;
+    ToppRow* R = tr_topp_state(A, row);
+    const u64 m = tr_topp_value_mass(b, M, a_max, t, min_p, mthr);
+    const u128 r = ((u128)__ldcg(&R->r_hi) << 64) | (u128)__ldcg(&R->r_lo);
+    if (!tr_topp_pend_record(A, row, M, b, nstar, m, r)) return false;
     R->active = 0;  // ready for the next call (no gather resets it)
     return true;
 }
@@ -1028,6 +1039,14 @@ __device__ __forceinline__ void tr_cluster_st_u64(u32 addr, u64 v) {
 #endif
 }
 
+__device__ __forceinline__ u32 tr_cluster_ld_u32(u32 addr) {
+    u32 v = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr));
+#endif
+    return v;
+}
+
 // Most blocks of a row's cluster (the host's TOPP_CLUSTER_MAX: 16, the
 // largest cluster an H100/H200 launches, with the non-portable opt-in).
 #define TR_TOPP_CLUSTER_MAX 16u
@@ -1134,6 +1153,176 @@ __device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u3
     }
     __syncthreads();
     return s_st->need_race != 0;
+}
+
+// Entries of the value map a thread of tr_topp_cluster_select holds: a row
+// of at least two chunks gives a block at most TR_TOPP_VALUES / 2 entries,
+// eight for each of its 256 threads (TR_TOPP_BOUNDS).
+#define TR_TOPP_CSEL_PER 8u
+static_assert(TR_TOPP_VALUES <= 2u * 256u * TR_TOPP_CSEL_PER, "a cluster select's share fits");
+
+// One element's mass of value entry e, as a call: the select below evaluates
+// it in a few places, and its code runs cold (once a row).
+__device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, double a_max, double t,
+                                                    double min_p, double mthr) {
+    return tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
+}
+
+// The select of a bf16 row of many chunks whose blocks run as one cluster
+// (A.topp_own_max with A.topp_pend: no first pass, pending cuts). The row's
+// value counts stay in its blocks' shared memory, and no block waits for the
+// others' global writes or for a last block: block c takes the entries
+// [c S, (c + 1) S) of the map (S = ceil(M.e / nchunks)), sums their counts
+// over every block's table (distributed shared memory), multiplies them by
+// their masses, adds up its chunk's middle elements' masses, and hands both
+// sums to every block. Each block then has the row's total Q, the target
+// ceil(p Q) and the mass before its share (integer sums: the order does not
+// matter; the middle entry's mass, the sum of every chunk's middle masses,
+// sits at entry M.np of the rank order), so the one block whose share
+// reaches the target finds b* and r as tr_topp_select_values does (the
+// first entry, in rank order, where the running mass reaches the target)
+// and records the row as pending as tr_topp_pend does; where it cannot (b*
+// the middle entry, more than TR_TOPP_PEND_CAP elements of v*), or where no
+// share reaches the target (block 0 then), that block runs the fallback. The
+// same b*, r and record as the row's last block would find (the check
+// compares the two: `first_pass_always`). The global count table, the middle
+// sums and the arrival counter are not used (they stay zero). h_cnt is this
+// block's count table, complete (the caller's barrier); mids its nmid middle
+// values (the list), msum the masses of those the caller added itself (a
+// full list). Every thread of every block of the cluster calls it; no block
+// reads another's memory after the second barrier, so any block may leave
+// after it.
+__device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row, u32 chunk,
+                                                    const RowState& st, const ToppMap& M,
+                                                    const u32* h_cnt, const float* mids, u32 nmid,
+                                                    u128 msum) {
+    // Chunk c's share of the row's mass without the middle entry, then its
+    // middle elements' masses (lo, hi each).
+    __shared__ u64 s_share[TR_TOPP_CLUSTER_MAX][4];
+    __shared__ u64 s_mid_lo, s_mid_hi;       // this chunk's middle masses
+    __shared__ u32 s_walk[TR_TOPP_CSEL_PER];  // the counts of the run holding the target
+    __shared__ u32 s_seg, s_pend;
+    __shared__ u64 s_before_lo, s_before_hi;
+    const u32 nc = A.nchunks, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const u32 share = (M.e + nc - 1) / nc;
+    const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
+    const u32 per = (share + blockDim.x - 1) / blockDim.x;
+    if (per > TR_TOPP_CSEL_PER) {
+        // Not reached (M.e <= TR_TOPP_VALUES, nchunks >= 2, 256 threads); the
+        // same decision in every block, before any barrier.
+        if (chunk == 0) tr_topp_hist_fallback(A, row, st);
+        return;
+    }
+    // The row's parameters (their round trip overlaps the barrier).
+    const double t = A.temperature[row], min_p = A.min_p[row], top_p = A.top_p[row];
+    if (threadIdx.x == 0) {
+        s_seg = TR_TOPP_NONE;
+        s_pend = 0;
+        s_mid_lo = s_mid_hi = 0;
+    }
+    // 1. Every block's counts visible to every block.
+    tr_cluster_arrive();
+    tr_cluster_wait();
+    tr_phase(5);
+    const double a_max = st.a_max;
+    const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
+    // 2. This thread's run of the block's share: its counts summed over the
+    // row's tables (every load issued before the first is used); the chunk's
+    // middle masses meanwhile; then the run's mass.
+    const u32 e0 = min(s0 + threadIdx.x * per, s1), n = min(e0 + per, s1) - e0;
+    u32 c[TR_TOPP_CSEL_PER];
+#pragma unroll
+    for (u32 j = 0; j < TR_TOPP_CSEL_PER; j++) c[j] = 0;
+    if (n != 0) {
+        for (u32 k = 0; k < nc; k++) {
+            const u32 at = tr_cluster_peer(h_cnt + e0, k);
+#pragma unroll
+            for (u32 j = 0; j < TR_TOPP_CSEL_PER; j++)
+                if (j < n) c[j] += tr_cluster_ld_u32(at + 4 * j);
+        }
+    }
+    for (u32 j = blockDim.x - 1 - threadIdx.x; j < nmid; j += blockDim.x) {
+        const double a = (double)mids[j];
+        if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) continue;
+        msum += (u128)tr_top_p_mass(a, a_max, t);
+    }
+    if (msum != 0) tr_atomic_add128(&s_mid_lo, &s_mid_hi, msum);
+    u128 sum = 0;
+#pragma unroll
+    for (u32 j = 0; j < TR_TOPP_CSEL_PER; j++) {
+        const u32 e = e0 + j;
+        if (j < n && e != M.np && c[j] != 0)
+            sum += (u128)c[j] * (u128)tr_topp_value_mass_call(e, M, a_max, t, min_p, mthr);
+    }
+    tr_phase(11);
+    u128 part;
+    const u128 incl = tr_block_scan_u128(sum, &part);  // its barriers: s_mid_* complete
+    // 3. Both sums into every block; after the barrier no block reads
+    // another's memory.
+    if (warp == 0 && lane < nc) {
+        const u32 at = tr_cluster_peer(&s_share[chunk][0], lane);
+        tr_cluster_st_u64(at, (u64)part);
+        tr_cluster_st_u64(at + 8, (u64)(part >> 64));
+        tr_cluster_st_u64(at + 16, s_mid_lo);
+        tr_cluster_st_u64(at + 24, s_mid_hi);
+    }
+    tr_cluster_arrive();
+    tr_cluster_wait();
+    tr_phase(12);
+    u128 total = 0, before = 0, mid = 0;
+    for (u32 k = 0; k < nc; k++) {
+        const u128 v = ((u128)s_share[k][1] << 64) | (u128)s_share[k][0];
+        if (k < chunk) before += v;
+        total += v;
+        mid += ((u128)s_share[k][3] << 64) | (u128)s_share[k][2];
+    }
+    // The middle entry M.np (its mass `mid`) lies in block M.np / share.
+    total += mid;
+    if (M.np < s0) before += mid;
+    const u128 mine = part + (M.np >= s0 && M.np < s1 ? mid : (u128)0);
+    const u128 target = tr_top_p_target(top_p, total);
+    const bool found = target != 0 && target <= total;
+    if (found ? !(before < target && target <= before + mine) : chunk != 0) return;
+    tr_phase(6);
+    if (found) {
+        // 4. The run holding the target (exactly one thread), then its entry
+        // by one warp: a lane an entry and a warp scan.
+        const u128 lo = before + (incl - sum) + (M.np >= s0 && M.np < e0 ? mid : (u128)0);
+        const u128 hi = lo + sum + (M.np >= e0 && M.np < e0 + n ? mid : (u128)0);
+        if (lo < target && target <= hi) {
+            s_seg = threadIdx.x;
+            s_before_lo = (u64)lo;
+            s_before_hi = (u64)(lo >> 64);
+#pragma unroll
+            for (u32 j = 0; j < TR_TOPP_CSEL_PER; j++) s_walk[j] = c[j];
+        }
+        __syncthreads();
+        if (warp == 0) {
+            const u32 f0 = min(s0 + s_seg * per, s1), fn = min(f0 + per, s1) - f0;
+            const u32 e = f0 + lane, cnt = lane < fn ? s_walk[lane] : 0u;
+            u64 m = 0;
+            u128 p = 0;
+            if (lane < fn) {
+                if (e == M.np) {
+                    p = mid;
+                } else if (cnt != 0) {
+                    m = tr_topp_value_mass_call(e, M, a_max, t, min_p, mthr);
+                    p = (u128)cnt * (u128)m;
+                }
+            }
+            const u128 at = (((u128)s_before_hi << 64) | (u128)s_before_lo) + tr_warp_scan_u128(p);
+            const u32 hit = __ballot_sync(TR_FULL, lane < fn && at >= target);
+            if (hit != 0 && lane == (u32)(__ffs(hit) - 1)) {
+                const bool pend = e != M.np && tr_topp_pend_record(A, row, M, e, cnt, m, target - (at - p));
+                s_pend = pend ? 1u : 0u;
+            }
+        }
+        __syncthreads();
+        tr_phase(13);
+    }
+    tr_phase(7);
+    if (s_pend == 0) tr_topp_hist_fallback(A, row, st);
+    tr_phase(8);
 }
 
 // The bf16 top-p kernels' next kernel (PDL): 0, scheduled as soon as every
@@ -1284,7 +1473,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         }
         __syncthreads();
         tr_phase(2);
-        if (A.nchunks > 1) {
+        // A row of many chunks as one cluster: its select in distributed
+        // shared memory (tr_topp_cluster_select), no global tables.
+        const bool csel = A.topp_own_max != 0 && A.topp_pend != 0 && A.nchunks > 1;
+        if (A.nchunks > 1 && !csel) {
             // This chunk's share of the row's value masses (the select's
             // table): a few per block, so no block waits long on them. The
             // first threads take them, the last ones the middle masses below,
@@ -1305,14 +1497,22 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
             msum += (u128)tr_top_p_mass(a, a_max, t);
         };
-        if (s_nmid <= TR_TOPP_MIDCAP) {
-            for (u32 j = blockDim.x - 1 - threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
-        } else {
+        // The cluster select adds the listed ones after its first barrier.
+        const bool listed = s_nmid <= TR_TOPP_MIDCAP;
+        if (!listed) {
             tr_topp_units<DT>(A, row, chunk, [&](const Raw8& r, i64) {
                 tr_topp_entries8(r, Q, [&](float x, u32 e) {
                     if (e == Q.mid) add_mid(x);
                 });
             });
+        } else if (!csel) {
+            for (u32 j = blockDim.x - 1 - threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
+        }
+        if (csel) {
+            tr_topp_cluster_select(A, row, chunk, st, M, h_cnt, s_mid, listed ? s_nmid : 0u, msum);
+            tr_topp_tail_done<DT>();
+            tr_phase_print("tr_phase_hist");
+            return;
         }
         u128 mid_chunk;
         tr_block_scan_u128(msum, &mid_chunk);  // barriers: h_cnt is complete after it
