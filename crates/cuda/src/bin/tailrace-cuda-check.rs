@@ -2187,8 +2187,9 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
 }
 
 /// Launch options from comma-separated names (`no_pdl`, `no_fused`,
-/// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`), for
-/// timing variants of the host's choices.
+/// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`,
+/// `blocks_per_row=N`, `block_threads=N`), for timing variants of the host's
+/// choices.
 fn launch_options(names: &str) -> Result<LaunchOptions> {
     let mut o = LaunchOptions::default();
     for n in names.split(',') {
@@ -2198,13 +2199,21 @@ fn launch_options(names: &str) -> Result<LaunchOptions> {
             "generic" => o.generic = true,
             "no_topp_pend" => o.no_topp_pend = true,
             "first_pass_always" => o.first_pass_always = true,
-            _ => match n.strip_prefix("topp_cluster=").map(str::parse::<u32>) {
-                Some(Ok(c)) => o.topp_cluster = c,
-                _ => bail!(
-                    "unknown launch option {n:?} (no_pdl, no_fused, generic, no_topp_pend, \
-                     first_pass_always, topp_cluster=N)"
-                ),
-            },
+            _ => {
+                let (key, value) = n.split_once('=').unwrap_or((n, ""));
+                let field = match key {
+                    "topp_cluster" => &mut o.topp_cluster,
+                    "blocks_per_row" => &mut o.blocks_per_row,
+                    "block_threads" => &mut o.block_threads,
+                    _ => bail!(
+                        "unknown launch option {n:?} (no_pdl, no_fused, generic, no_topp_pend, \
+                         first_pass_always, topp_cluster=N, blocks_per_row=N, block_threads=N)"
+                    ),
+                };
+                *field = value
+                    .parse()
+                    .with_context(|| format!("launch option {n:?}: N must be an integer"))?;
+            }
         }
     }
     Ok(o)
@@ -2413,6 +2422,16 @@ mod tests {
                 ..LaunchOptions::default()
             }
         );
+        assert_eq!(
+            launch_options("blocks_per_row=2,block_threads=128").unwrap(),
+            LaunchOptions {
+                blocks_per_row: 2,
+                block_threads: 128,
+                ..LaunchOptions::default()
+            }
+        );
+        assert!(launch_options("block_threads=-1").is_err());
+        assert!(launch_options("no_pdl=1").is_err());
         assert!(launch_options("topp_cluster=x").is_err());
         assert!(launch_options("topp_cluster").is_err());
         assert!(launch_options("no_pdl,fast").is_err());

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run 27, call 1: the top-p select of rows of many chunks in distributed
+# shared memory (tr_topp_cluster_select): no flush of counts to global
+# tables, no last block. The check (invariance against the first pass,
+# which takes the old select); this build and b84f13c's (base-check) timed
+# alternately, twice each; the phase clock at B = 1 and 8.
+set -u
+mkdir -p target/release && cp target/strip/* target/release/
+. scripts/device-env.sh
+L=/tmp/r27a; mkdir -p $L
+timeout 160 target/release/tailrace-cuda-check --out $L/check-summary.json --no-timing --diff-budget-s 15 --variant opts:first_pass_always > $L/check.log 2>&1; echo "check exit $?" >> $L/check.log
+grep -E "rows in .*batches|invariance:|exit|FAIL|PASS|MISMATCH|error|without a first" $L/check.log | tail -12
+for i in 1 2; do
+  for side in base new; do
+    bin=target/release/tailrace-cuda-check; [ $side = base ] && bin=target/release/base-check
+    timeout 90 $bin --out $L/t-$side-$i.json --iters 40 --timing-only --variants-only --variant-mode top_p0.9,plain > $L/t-$side-$i.log 2>&1; echo "$side $i exit $?" >> $L/t-$side-$i.log
+    echo "## $side $i"; grep "^| exact" $L/t-$side-$i.log | grep "Bf16 | 131072" | cut -d'|' -f2,5,6,11 | head -12
+  done
+done
+OUT=$L CONFIGS="1:0:0.9 8:0:0.9" REPS=5 timeout 130 bash scripts/phase-run.sh > $L/phase.txt 2>&1
+cat $L/phase.txt
+tar -C /tmp -czf $OUT/r27-call1.tgz r27a
