@@ -254,17 +254,41 @@ struct Raw8 {
     uint4 v0, v1;  // v1 unused for 16-bit dtypes
 };
 
+// A 16-byte read-only load with an L2 eviction priority: POL 0 none (as
+// __ldg), 1 evict_last (data read again soon: the top-p histogram's own scan
+// of the chunk it counts next), 2 evict_first (data read for the last time
+// in this kernel: that count). A hint only: the loaded values are the same.
+template <int POL>
+__device__ __forceinline__ uint4 tr_ldg16(const uint4* p) {
+    if (POL == 0) return __ldg(p);
+    uint4 v;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    // The policy has no inputs: the compiler computes it once.
+    u64 pol;
+    if (POL == 1)
+        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    else
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p), "l"(pol));
+#else
+    v = __ldg(p);
+#endif
+    return v;
+}
+
 // A whole unit of a 16-byte aligned row: [base, base + 8) inside the row.
-template <int DT>
+template <int DT, int POL = 0>
 __device__ __forceinline__ Raw8 tr_fetch8_whole(const typename Elem<DT>::T* row, i64 base) {
     Raw8 r;
     const uint4* p = (const uint4*)(row + base);
-    r.v0 = __ldg(p);
-    r.v1 = (DT == 0) ? __ldg(p + 1) : make_uint4(0, 0, 0, 0);
+    r.v0 = tr_ldg16<POL>(p);
+    r.v1 = (DT == 0) ? tr_ldg16<POL>(p + 1) : make_uint4(0, 0, 0, 0);
     return r;
 }
 
-template <int DT>
+template <int DT, int POL = 0>
 __device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 base, u32 vocab,
                                           bool aligned, bool live) {
     Raw8 r;
@@ -274,7 +298,7 @@ __device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 b
             r.v0 = make_uint4(ninf, ninf, ninf, ninf);
             r.v1 = r.v0;
         } else if (aligned && base + 8 <= (i64)vocab) {
-            r = tr_fetch8_whole<DT>(row, base);
+            r = tr_fetch8_whole<DT, POL>(row, base);
         } else {
             const u32* q = (const u32*)row;
             u32 w[8];
@@ -290,7 +314,7 @@ __device__ __forceinline__ Raw8 tr_fetch8(const typename Elem<DT>::T* row, i64 b
             u32 w = ninf | (ninf << 16);
             r.v0 = make_uint4(w, w, w, w);
         } else if (aligned && base + 8 <= (i64)vocab) {
-            r = tr_fetch8_whole<DT>(row, base);
+            r = tr_fetch8_whole<DT, POL>(row, base);
         } else {
             const u16* q = (const u16*)row;
             u32 h[8];

@@ -152,12 +152,12 @@ template <int DT, bool BIAS> struct RawA {
     Raw8 b;
 };
 
-template <int DT, bool BIAS>
+template <int DT, bool BIAS, int POL = 0>
 __device__ __forceinline__ RawA<DT, BIAS> tr_fetch_a(const typename Elem<DT>::T* row,
                                                      const float* brow, i64 base, u32 vocab,
                                                      bool al, bool bal, bool live) {
     RawA<DT, BIAS> r;
-    r.x = tr_fetch8<DT>(row, base, vocab, al, live);
+    r.x = tr_fetch8<DT, POL>(row, base, vocab, al, live);
     if (BIAS) {
         // Bias values past the row (or in dead lanes) read as -inf bits too; the
         // logit there is -inf already, and -inf + -inf stays masked.
@@ -333,7 +333,7 @@ template <int DT> __device__ __forceinline__ float tr_unit_max(const Raw8& r) {
 #ifndef TR_SCAN_STAGED_DT
 #define TR_SCAN_STAGED_DT 6
 #endif
-template <int DT, bool BIAS, bool STAGED>
+template <int DT, bool BIAS, bool STAGED, int POL = 0>
 __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
                         u32 vocab, i64 lo, i64 hi, u32 cap, Acc& acc) {
     typedef typename AType<BIAS>::T AT;
@@ -407,7 +407,7 @@ __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const floa
             if (u < whole_hi)
                 r.x = tr_ring_get<DT>(ring + (u32)slot * Ring<DT>::slot);
             else
-                r = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true);
+                r = tr_fetch_a<DT, BIAS, POL>(row, brow, u * 8, vocab, al, bal, true);
             stage(u + (D - 1) * step, slot == 0 ? D - 1 : slot - 1);
             slot = (slot == D - 1) ? 0 : slot + 1;
             take(r, u);
@@ -418,7 +418,7 @@ __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const floa
 #pragma unroll
             for (int n = 0; n < N; n++) {
                 const i64 u = u0 + n * step;
-                r[n] = tr_fetch_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
+                r[n] = tr_fetch_a<DT, BIAS, POL>(row, brow, u * 8, vocab, al, bal, u < unit_hi);
             }
 #pragma unroll
             for (int n = 0; n < N; n++) take(r[n], u0 + n * step);

@@ -936,7 +936,7 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
 #define TR_TOPP_MID_ANY 1
 #endif
 // Units [ulo, uhi) of a row (a piece of one chunk).
-template <int DT, int UNITS = TR_TOPP_UNITS, class G>
+template <int DT, int UNITS = TR_TOPP_UNITS, int POL = 0, class G>
 __device__ __forceinline__ void tr_topp_range(const SampleArgs& A, u32 row, i64 ulo, i64 uhi, G g) {
     typedef typename Elem<DT>::T ET;
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
@@ -950,14 +950,14 @@ __device__ __forceinline__ void tr_topp_range(const SampleArgs& A, u32 row, i64 
 #pragma unroll
             for (int k = 0; k < UNITS; k++) {
                 const uint4* p = (const uint4*)(xrow + (u0 + k * step) * 8);
-                r[k].v0 = __ldg(p);
-                r[k].v1 = DT == 0 ? __ldg(p + 1) : make_uint4(0, 0, 0, 0);
+                r[k].v0 = tr_ldg16<POL>(p);
+                r[k].v1 = DT == 0 ? tr_ldg16<POL>(p + 1) : make_uint4(0, 0, 0, 0);
             }
         } else {
 #pragma unroll
             for (int k = 0; k < UNITS; k++) {
                 const i64 u = u0 + k * step;
-                r[k] = tr_fetch8<DT>(xrow, u * 8, A.vocab, al, u < uhi);
+                r[k] = tr_fetch8<DT, POL>(xrow, u * 8, A.vocab, al, u < uhi);
             }
         }
 #pragma unroll
@@ -1004,6 +1004,19 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
         f(__uint_as_float(w[j] & 0xffff0000u), e2 >> 16);
     }
 }
+
+// L2 eviction priorities of the bf16 histogram's reads of its chunk
+// (tr_ldg16): a block without a first pass scans its chunk and then counts
+// it, so the scan's lines are kept (1: evict_last) and the count's, read for
+// the last time, go first (2: evict_first); at B = 256 on the H200 the
+// chunks of the resident blocks (about 64 MB) exceed the L2. 0: no hint (a
+// timing variant; the same results).
+#ifndef TR_TOPP_SCAN_POL
+#define TR_TOPP_SCAN_POL 1
+#endif
+#ifndef TR_TOPP_COUNT_POL
+#define TR_TOPP_COUNT_POL 2
+#endif
 
 // Thread block clusters (sm_90): a row's histogram blocks as one cluster
 // (A.topp_own_max with A.nchunks > 1; the host launches them so). Every
@@ -1081,7 +1094,7 @@ __device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u3
     i64 ulo, uhi;
     tr_topp_chunk_units(A, chunk, ulo, uhi);
     Acc acc = tr_acc_empty();
-    tr_scan<DT, false, false>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8, 0, acc);
+    tr_scan<DT, false, false, TR_TOPP_SCAN_POL>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8, 0, acc);
     tr_phase(11);
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
@@ -1467,9 +1480,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             };
             // Long runs (at least 8 units a thread) load more units at once.
             if (TR_TOPP_VALUE_UNITS_LONG != TR_TOPP_VALUE_UNITS && s1 - s0 >= 8 * (i64)blockDim.x)
-                tr_topp_range<DT, TR_TOPP_VALUE_UNITS_LONG>(A, row, s0, s1, count);
+                tr_topp_range<DT, TR_TOPP_VALUE_UNITS_LONG, TR_TOPP_COUNT_POL>(A, row, s0, s1, count);
             else
-                tr_topp_range<DT, TR_TOPP_VALUE_UNITS>(A, row, s0, s1, count);
+                tr_topp_range<DT, TR_TOPP_VALUE_UNITS, TR_TOPP_COUNT_POL>(A, row, s0, s1, count);
         }
         __syncthreads();
         tr_phase(2);
