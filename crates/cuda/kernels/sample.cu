@@ -333,20 +333,18 @@ template <int DT> __device__ __forceinline__ float tr_unit_max(const Raw8& r) {
 #ifndef TR_SCAN_STAGED_DT
 #define TR_SCAN_STAGED_DT 6
 #endif
-template <int DT, bool BIAS, bool STAGED, int POL = 0>
-__device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
-                        u32 vocab, i64 lo, i64 hi, u32 cap, Acc& acc) {
+// A thread's scan of its units (tr_scan; the bf16 histogram's held units,
+// tr_topp_hist): status flags and the first maximum. Units are taken in
+// increasing order, so the first of equal maxima is kept (strict >); units
+// past the chunk read as -inf and change nothing.
+template <int DT, bool BIAS>
+struct ScanAcc {
     typedef typename AType<BIAS>::T AT;
-    static_assert(!STAGED || (!BIAS && TR_RACE_STAGES > 0), "staged: no bias, stages on");
-    constexpr int N = TR_SCAN_UNITS;
-    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3, step = blockDim.x;
-    AT m = (AT)tr_ninf();
-    u32 mi = TR_NO_TOKEN;
-    bool bad = false, any = false;
-    // Units in increasing order per thread, as one at a time: the first
-    // maximum of the thread is kept (strict >). Units past the chunk read as
-    // -inf and change nothing.
-    auto take = [&](const RawA<DT, BIAS>& r, i64 u) {
+    AT m;
+    u32 mi;
+    bool bad, any;
+    __device__ __forceinline__ ScanAcc() : m((AT)tr_ninf()), mi(TR_NO_TOKEN), bad(false), any(false) {}
+    __device__ __forceinline__ void take(const RawA<DT, BIAS>& r, i64 u) {
 #if TR_SCAN_UNIT_MAX
         if (!BIAS) {
             // The unit's largest logit (NaN if one is NaN) decides: below
@@ -387,7 +385,22 @@ __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const floa
                 mi = (u32)(u * 8 + k);
             }
         }
-    };
+    }
+    __device__ __forceinline__ void into(Acc& acc) const {
+        acc.bad = bad;
+        acc.any = any;
+        acc.max_a = (double)m;
+        acc.max_i = mi;
+    }
+};
+template <int DT, bool BIAS, bool STAGED, int POL = 0>
+__device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const float* brow, bool al, bool bal,
+                        u32 vocab, i64 lo, i64 hi, u32 cap, Acc& acc) {
+    static_assert(!STAGED || (!BIAS && TR_RACE_STAGES > 0), "staged: no bias, stages on");
+    constexpr int N = TR_SCAN_UNITS;
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3, step = blockDim.x;
+    ScanAcc<DT, BIAS> sa;
+    auto take = [&](const RawA<DT, BIAS>& r, i64 u) { sa.take(r, u); };
     if (STAGED) {
         // A 16-byte aligned row: whole units come through the ring,
         // TR_RACE_STAGES - 1 ahead; the row's last, partial unit is loaded.
@@ -424,10 +437,7 @@ __device__ __noinline__ void tr_scan(const typename Elem<DT>::T* row, const floa
             for (int n = 0; n < N; n++) take(r[n], u0 + n * step);
         }
     }
-    acc.bad = bad;
-    acc.any = any;
-    acc.max_a = (double)m;
-    acc.max_i = mi;
+    sa.into(acc);
 }
 
 // ---- the race with a non-exact profile: every survivor evaluated ----

@@ -1017,6 +1017,18 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
 #ifndef TR_TOPP_COUNT_POL
 #define TR_TOPP_COUNT_POL 2
 #endif
+// Units a thread of a bf16 histogram block without a first pass copies into
+// shared memory as it scans them, so that its count reads them there and not
+// from L2 again, where its chunk has at most that many a thread and the
+// launch gave it a second table's room for them (B <= 16 at V = 131072 on
+// the H200: 4 units a thread, 16 KiB; the host's TOPP_STAGE_UNITS). 0: the
+// count reads the chunk again (a timing variant; the same results).
+#ifndef TR_TOPP_STAGE
+#define TR_TOPP_STAGE 4
+#endif
+// The staging area's byte offset from the tables' base: past the first table,
+// 16-byte aligned (the host's TOPP_STAGE_AT).
+#define TR_TOPP_STAGE_AT ((((TR_TOPP_VALUES + 1) * 4) + 15) & ~15u)
 
 // Thread block clusters (sm_90): a row's histogram blocks as one cluster
 // (A.topp_own_max with A.nchunks > 1; the host launches them so). Every
@@ -1066,8 +1078,9 @@ __device__ __forceinline__ u32 tr_cluster_ld_u32(u32 addr) {
 
 // The first pass's work for a bf16 top-p row, done by its histogram blocks
 // where no first pass ran (A.topp_own_max: every row of the batch a binned
-// top-p row with a pending cut; the host knows): each block scans its chunk
-// (tr_scan: status flags, the first maximum), combines it over the block as
+// top-p row with a pending cut; the host knows): each block's threads scan
+// their units of its chunk (the caller: tr_scan, or the scan of the units it
+// stages, ScanAcc: status flags, the first maximum; acc), combines it over the block as
 // the pass combines its warps, and hands (flags, maximum, index) to every
 // block of the row's cluster through distributed shared memory; each block
 // then combines the row's partials (the order-free combine of the pass:
@@ -1081,20 +1094,13 @@ __device__ __forceinline__ u32 tr_cluster_ld_u32(u32 addr) {
 // (status 0). Every thread of the block calls it. Inlined: as a call it
 // made the histogram keep more across it (ptxas for sm_90: 156 bytes of
 // spill stores in tr_topp_hist_bf16 against 68 inlined, 92 without it).
-template <int DT>
-__device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u32 chunk, RowState* s_st) {
-    typedef typename Elem<DT>::T ET;
+__device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u32 chunk, RowState* s_st,
+                                                const Acc& acc) {
     // Slot c: chunk c's partial, written by that chunk's block (a row of
     // many chunks) or by this block (one chunk).
     __shared__ u64 s_part[TR_TOPP_CLUSTER_MAX][2];
     __shared__ double s_ma[TR_MAX_WARPS];
     __shared__ u32 s_mi[TR_MAX_WARPS], s_flags[TR_MAX_WARPS];
-    const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
-    const bool al = (((u64)xrow) & 15) == 0;
-    i64 ulo, uhi;
-    tr_topp_chunk_units(A, chunk, ulo, uhi);
-    Acc acc = tr_acc_empty();
-    tr_scan<DT, false, false, TR_TOPP_SCAN_POL>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8, 0, acc);
     tr_phase(11);
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
@@ -1372,6 +1378,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     __shared__ u32 s_nmid;
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     RowState st;
+    // Whether the chunk's units were staged in shared memory by its scan
+    // (TR_TOPP_STAGE), for the count.
+    bool staged = false;
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_hist): 0 start, 1 tables cleared, 2 counted, 3 value masses,
     // 4 middle masses, 5 counts flushed, 6 the row's last block known, 7
@@ -1390,7 +1399,50 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // scan.
         __shared__ RowState s_st;
         if (A.nchunks > 1) tr_cluster_arrive_relaxed();
-        if (!tr_topp_own_max<1>(A, row, chunk, &s_st)) return;
+        const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
+        const bool al = (((u64)xrow) & 15) == 0;
+        i64 ulo, uhi;
+        tr_topp_chunk_units(A, chunk, ulo, uhi);
+        Acc acc = tr_acc_empty();
+        u32 bytes;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+        staged = TR_TOPP_STAGE > 0 && A.nchunks > 1 && al && uhi - ulo <= (i64)TR_TOPP_STAGE * blockDim.x &&
+                 uhi * 8 <= (i64)A.vocab && bytes >= TR_TOPP_STAGE_AT + TR_TOPP_STAGE * blockDim.x * 16;
+        if (staged) {
+            // The loads first; the table (the map's entries are not known
+            // yet, so all of it) and the middle list's count cleared while
+            // they are in flight (tr_topp_own_max's barriers order both
+            // before the count); then each unit into the staging area and
+            // the scan.
+            u32 fit;
+            u32* const h_cnt = tr_topp_tables(fit);
+            uint4* const stage = (uint4*)((char*)h_cnt + TR_TOPP_STAGE_AT);
+            uint4 v[TR_TOPP_STAGE > 0 ? TR_TOPP_STAGE : 1];
+#pragma unroll
+            for (int k = 0; k < TR_TOPP_STAGE; k++) {
+                const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+                v[k] = u < uhi ? tr_ldg16<TR_TOPP_COUNT_POL>((const uint4*)(xrow + u * 8)) : make_uint4(0, 0, 0, 0);
+            }
+            for (u32 e = threadIdx.x; e <= NB; e += blockDim.x) h_cnt[e] = 0;
+            if (threadIdx.x == 0) s_nmid = 0;
+            ScanAcc<1, false> sa;
+#pragma unroll
+            for (int k = 0; k < TR_TOPP_STAGE; k++) {
+                const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+                if (u < uhi) {
+                    stage[k * blockDim.x + threadIdx.x] = v[k];
+                    RawA<1, false> r;
+                    r.x.v0 = v[k];
+                    r.x.v1 = make_uint4(0, 0, 0, 0);
+                    sa.take(r, u);
+                }
+            }
+            sa.into(acc);
+        } else {
+            tr_scan<1, false, false, TR_TOPP_SCAN_POL>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8,
+                                                       0, acc);
+        }
+        if (!tr_topp_own_max(A, row, chunk, &s_st, acc)) return;
         st = s_st;
         tr_phase(10);
     } else if (!tr_topp_live(A, row, st)) {
@@ -1417,10 +1469,12 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         i64 ulo, uhi;
         tr_topp_chunk_units(A, chunk, ulo, uhi);
         const SegShape SG = tr_topp_segs(A, uhi - ulo, fit);
-        for (u32 sg = 0; sg < SG.segs; sg++)
-            for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[sg * (NB + 1) + e] = 0;
-        if (threadIdx.x == 0) s_nmid = 0;
-        __syncthreads();
+        if (!staged) {
+            for (u32 sg = 0; sg < SG.segs; sg++)
+                for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[sg * (NB + 1) + e] = 0;
+            if (threadIdx.x == 0) s_nmid = 0;
+            __syncthreads();
+        }
         tr_phase(1);
         // Count the elements of the value entries; the middle bin's (tiny
         // magnitudes, all distinct masses) are listed and their masses added
@@ -1478,8 +1532,22 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                     slot++;
                 } while (z != 0);
             };
-            // Long runs (at least 8 units a thread) load more units at once.
-            if (TR_TOPP_VALUE_UNITS_LONG != TR_TOPP_VALUE_UNITS && s1 - s0 >= 8 * (i64)blockDim.x)
+            if (staged) {
+                // One segment (a row of many chunks): the units its scan
+                // staged, each thread its own.
+                const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
+#pragma unroll
+                for (int k = 0; k < TR_TOPP_STAGE; k++) {
+                    const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+                    if (u < uhi) {
+                        Raw8 r;
+                        r.v0 = stage[k * blockDim.x + threadIdx.x];
+                        r.v1 = make_uint4(0, 0, 0, 0);
+                        count(r, u);
+                    }
+                }
+            } else if (TR_TOPP_VALUE_UNITS_LONG != TR_TOPP_VALUE_UNITS && s1 - s0 >= 8 * (i64)blockDim.x)
+                // Long runs (at least 8 units a thread) load more units at once.
                 tr_topp_range<DT, TR_TOPP_VALUE_UNITS_LONG, TR_TOPP_COUNT_POL>(A, row, s0, s1, count);
             else
                 tr_topp_range<DT, TR_TOPP_VALUE_UNITS, TR_TOPP_COUNT_POL>(A, row, s0, s1, count);

@@ -497,5 +497,13 @@ mod tests {
         assert!(src.contains("#define TR_TOPP_HIST_U64 (TR_TOPP_BINS * 3 + TR_TOPP_VALUES)"));
         let hist_u64 = TOPP_BINS * 3 + TOPP_VALUES;
         assert_eq!(TOPP_ROW_BYTES, 8 * (8 + hist_u64 + TOPP_CAP * 2));
+        // The histogram's staged units: the kernel's default count a thread
+        // and the offset it finds them at are the host's (which sizes the
+        // launch's shared memory for them).
+        use crate::launch::{TOPP_STAGE_AT, TOPP_STAGE_UNITS, TOPP_TABLE_BYTES};
+        assert!(src.contains(&format!("#define TR_TOPP_STAGE {TOPP_STAGE_UNITS}\n")));
+        assert!(src.contains("#define TR_TOPP_STAGE_AT ((((TR_TOPP_VALUES + 1) * 4) + 15) & ~15u)"));
+        assert_eq!(TOPP_TABLE_BYTES, (TOPP_VALUES as u32 + 1) * 4);
+        assert_eq!(TOPP_STAGE_AT, (TOPP_TABLE_BYTES + 15) & !15);
     }
 }

@@ -3,8 +3,8 @@
 use crate::error::{CudaError, DriverContext, Result};
 use crate::kernels::{self, Kernels};
 use crate::launch::{
-    split, topp_cluster_blocks, Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES,
-    PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_TABLE_BYTES,
+    split, topp_cluster_blocks, topp_stages, Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES,
+    PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_STAGE_SMEM, TOPP_TABLE_BYTES,
 };
 use crate::params::DeviceParams;
 use cudarc::driver::{
@@ -664,7 +664,11 @@ impl Sampler {
             let topp_blocks = rows as u32 * topp_nchunks;
             // bf16 rows count values in dynamic shared memory (one table,
             // or one a segment); f32/f16 rows bin in static memory.
-            let hist_smem = if pend {
+            // Batches without a first pass whose chunks are short stage
+            // them for the count (launch::topp_stages).
+            let hist_smem = if own_max && topp_stages(topp_nchunks, topp_chunk_len) {
+                TOPP_STAGE_SMEM
+            } else if pend {
                 TOPP_TABLE_BYTES
             } else if logits.dtype == Dtype::Bf16 {
                 g.topp_hist_smem
@@ -744,7 +748,8 @@ impl Sampler {
             blockDimX: 256,
             blockDimY: 1,
             blockDimZ: 1,
-            sharedMemBytes: TOPP_TABLE_BYTES,
+            // The most a block of such a cluster asks for (staging).
+            sharedMemBytes: TOPP_STAGE_SMEM,
             hStream: self.stream.cu_stream(),
             attrs: &mut attr,
             numAttrs: 1,
