@@ -1020,7 +1020,7 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
 // Units a thread of a bf16 histogram block without a first pass copies into
 // shared memory as it scans them, so that its count reads them there and not
 // from L2 again, where its chunk has at most that many a thread and the
-// launch gave it a second table's room for them (B <= 16 at V = 131072 on
+// launch (of tr_topp_hist_stage_bf16) gave it a second table's room for them (B <= 16 at V = 131072 on
 // the H200: 4 units a thread, 16 KiB; the host's TOPP_STAGE_UNITS). 0: the
 // count reads the chunk again (a timing variant; the same results).
 #ifndef TR_TOPP_STAGE
@@ -1365,7 +1365,11 @@ __device__ __forceinline__ void tr_topp_tail_done() {
     if (TR_TOPP_LATE_TRIGGER && DT == 1) tr_grid_trigger();
 }
 
-template <int DT>
+// STAGE: the build of tr_topp_hist_stage_bf16, which the host launches for
+// batches without a first pass whose chunks it stages (launch::topp_stages);
+// the other kernels have none of the staging's code (with it, the count
+// loop of large batches ran about 0.7% slower; docs/cuda-notes.md, run 28).
+template <int DT, bool STAGE = false>
 __device__ void tr_topp_hist(const SampleArgs& A) {
     // bf16 rows: value counts; f32/f16 rows: bin counts and mass sums.
     constexpr bool VALUES = DT == 1;
@@ -1406,7 +1410,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         Acc acc = tr_acc_empty();
         u32 bytes;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-        staged = TR_TOPP_STAGE > 0 && A.nchunks > 1 && al && uhi - ulo <= (i64)TR_TOPP_STAGE * blockDim.x &&
+        staged = STAGE && TR_TOPP_STAGE > 0 && A.nchunks > 1 && al && uhi - ulo <= (i64)TR_TOPP_STAGE * blockDim.x &&
                  uhi * 8 <= (i64)A.vocab && bytes >= TR_TOPP_STAGE_AT + TR_TOPP_STAGE * blockDim.x * 16;
         if (staged) {
             // The loads first; the table (the map's entries are not known
@@ -1996,6 +2000,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_hist<0>(A); }
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_hist<1>(A); }
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_hist<2>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_stage_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_hist<1, true>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_gather<0>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_gather<1>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_gather<2>(A); }

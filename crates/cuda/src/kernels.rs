@@ -26,7 +26,7 @@ const TOPP: &str = include_str!("../kernels/topp.cu");
 const DEBUG: &str = include_str!("../kernels/debug.cu");
 
 /// Every kernel entry point, for loading and for the compile test.
-pub const KERNEL_NAMES: [&str; 31] = [
+pub const KERNEL_NAMES: [&str; 32] = [
     "tr_fast_f32",
     "tr_fast_bf16",
     "tr_fast_f16",
@@ -49,6 +49,7 @@ pub const KERNEL_NAMES: [&str; 31] = [
     "tr_topp_hist_f32",
     "tr_topp_hist_bf16",
     "tr_topp_hist_f16",
+    "tr_topp_hist_stage_bf16",
     "tr_topp_gather_f32",
     "tr_topp_gather_bf16",
     "tr_topp_gather_f16",
@@ -303,6 +304,9 @@ pub struct Kernels {
     /// `tr_topp_hist_{f32,bf16,f16}`: binned top-p masses and, in a row's
     /// last block, the bin holding the cut (kernels/topp.cu).
     pub topp_hist: [CudaFunction; 3],
+    /// `tr_topp_hist_stage_bf16`: `topp_hist[1]` that stages a short chunk
+    /// in shared memory for its count (`launch::topp_stages`).
+    pub topp_hist_stage: CudaFunction,
     /// `tr_topp_gather_{f32,bf16,f16}`: that bin's elements and, in a row's
     /// last block, the cut inside the bin.
     pub topp_gather: [CudaFunction; 3],
@@ -391,6 +395,7 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
             f("tr_topp_hist_bf16")?,
             f("tr_topp_hist_f16")?,
         ],
+        topp_hist_stage: f("tr_topp_hist_stage_bf16")?,
         topp_gather: [
             f("tr_topp_gather_f32")?,
             f("tr_topp_gather_bf16")?,
@@ -429,12 +434,13 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     }
     // The bf16 top-p histogram's count tables (dynamic shared memory) may
     // pass the 48 KiB a launch gets without an opt-in.
-    k.topp_hist[1]
-        .set_attribute(
+    for f in [&k.topp_hist[1], &k.topp_hist_stage] {
+        f.set_attribute(
             sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             crate::launch::TOPP_HIST_SMEM_MAX as i32,
         )
         .ctx("allowing the top-p histogram its shared memory")?;
+    }
     map.insert(key, k.clone());
     Ok(k)
 }

@@ -665,8 +665,9 @@ impl Sampler {
             // bf16 rows count values in dynamic shared memory (one table,
             // or one a segment); f32/f16 rows bin in static memory.
             // Batches without a first pass whose chunks are short stage
-            // them for the count (launch::topp_stages).
-            let hist_smem = if own_max && topp_stages(topp_nchunks, topp_chunk_len) {
+            // them for the count (launch::topp_stages), in their own build.
+            let stage = own_max && topp_stages(topp_nchunks, topp_chunk_len);
+            let hist_smem = if stage {
                 TOPP_STAGE_SMEM
             } else if pend {
                 TOPP_TABLE_BYTES
@@ -676,7 +677,11 @@ impl Sampler {
                 0
             };
             self.launch_clusters(
-                &k.topp_hist[dt],
+                if stage {
+                    &k.topp_hist_stage
+                } else {
+                    &k.topp_hist[dt]
+                },
                 topp_args,
                 (topp_blocks, 256, hist_smem),
                 pdl,
@@ -723,13 +728,20 @@ impl Sampler {
         if let Some(&fits) = self.cluster_fits.get(&blocks) {
             return Ok(fits);
         }
-        let f = &self.kernels.topp_hist[Dtype::Bf16.code() as usize];
+        // Both builds of the bf16 histogram (one stages its chunks) launch
+        // such clusters; the staging one asks for more shared memory, so the
+        // driver is asked about it.
+        let f = &self.kernels.topp_hist_stage;
         if blocks > 8
-            && f.set_attribute(
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                1,
-            )
-            .is_err()
+            && [&self.kernels.topp_hist[Dtype::Bf16.code() as usize], f]
+                .iter()
+                .any(|f| {
+                    f.set_attribute(
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                        1,
+                    )
+                    .is_err()
+                })
         {
             self.cluster_fits.insert(blocks, false);
             return Ok(false);
