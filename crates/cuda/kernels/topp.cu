@@ -645,11 +645,15 @@ struct SegShape {
 // as many tables of TR_TOPP_VALUES + 1 counts as the launch gave room for
 // (the host: Geometry::topp_hist_smem, one, or TOPP_SEG_TABLES for a row of
 // one chunk).
-__device__ __forceinline__ u32* tr_topp_tables(u32& fit) {
-    extern __shared__ u64 tr_dyn_smem[];
+// Bytes of dynamic shared memory the launch gave this block.
+__device__ __forceinline__ u32 tr_dyn_smem_bytes() {
     u32 bytes;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-    fit = bytes / ((TR_TOPP_VALUES + 1) * 4);
+    return bytes;
+}
+__device__ __forceinline__ u32* tr_topp_tables(u32& fit) {
+    extern __shared__ u64 tr_dyn_smem[];
+    fit = tr_dyn_smem_bytes() / ((TR_TOPP_VALUES + 1) * 4);
     return (u32*)tr_dyn_smem;
 }
 // The shared (::cta) address of the first table: a link-time constant, so
@@ -1020,9 +1024,10 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
 // Units a thread of a bf16 histogram block without a first pass copies into
 // shared memory as it scans them, so that its count reads them there and not
 // from L2 again, where its chunk has at most that many a thread and the
-// launch (of tr_topp_hist_stage_bf16) gave it a second table's room for them (B <= 16 at V = 131072 on
-// the H200: 4 units a thread, 16 KiB; the host's TOPP_STAGE_UNITS). 0: the
-// count reads the chunk again (a timing variant; the same results).
+// launch (of tr_topp_hist_stage_bf16) gave it the room for them (B <= 16 at
+// V = 131072 on the H200: 4 units a thread, 16 KiB; the host's
+// TOPP_STAGE_UNITS). 0: the count reads the chunk again (a timing variant;
+// the same results).
 #ifndef TR_TOPP_STAGE
 #define TR_TOPP_STAGE 4
 #endif
@@ -1078,11 +1083,12 @@ __device__ __forceinline__ u32 tr_cluster_ld_u32(u32 addr) {
 
 // The first pass's work for a bf16 top-p row, done by its histogram blocks
 // where no first pass ran (A.topp_own_max: every row of the batch a binned
-// top-p row with a pending cut; the host knows): each block's threads scan
-// their units of its chunk (the caller: tr_scan, or the scan of the units it
-// stages, ScanAcc: status flags, the first maximum; acc), combines it over the block as
-// the pass combines its warps, and hands (flags, maximum, index) to every
-// block of the row's cluster through distributed shared memory; each block
+// top-p row with a pending cut; the host knows): each thread's scan of its
+// units of the block's chunk (acc: status flags, the first maximum; the
+// caller's tr_scan, or its ScanAcc over the units it stages) is combined
+// over the block as the pass combines its warps, and the block hands (flags,
+// maximum, index) to every block of the row's cluster through distributed
+// shared memory; each block
 // then combines the row's partials (the order-free combine of the pass:
 // flags or'ed, the larger maximum, equal ones to the smaller index) and so
 // has the row's record, which chunk 0 writes as the first pass would
@@ -1408,10 +1414,11 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         i64 ulo, uhi;
         tr_topp_chunk_units(A, chunk, ulo, uhi);
         Acc acc = tr_acc_empty();
-        u32 bytes;
-        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-        staged = STAGE && TR_TOPP_STAGE > 0 && A.nchunks > 1 && al && uhi - ulo <= (i64)TR_TOPP_STAGE * blockDim.x &&
-                 uhi * 8 <= (i64)A.vocab && bytes >= TR_TOPP_STAGE_AT + TR_TOPP_STAGE * blockDim.x * 16;
+        // Whole aligned units, at most TR_TOPP_STAGE a thread, one segment
+        // (a row of many chunks), and the room the host gave for them.
+        staged = STAGE && TR_TOPP_STAGE > 0 && A.nchunks > 1 && al &&
+                 uhi - ulo <= (i64)TR_TOPP_STAGE * blockDim.x && uhi * 8 <= (i64)A.vocab &&
+                 tr_dyn_smem_bytes() >= TR_TOPP_STAGE_AT + TR_TOPP_STAGE * blockDim.x * 16;
         if (staged) {
             // The loads first; the table (the map's entries are not known
             // yet, so all of it) and the middle list's count cleared while
