@@ -66,6 +66,7 @@ struct SampleArgs {
     u32 topp_seg_units;  // top-p rows of one chunk: units a histogram segment, or 0 (topp.cu)
     u32 topp_pend;  // 1: this launch's race kernel finds the cut's index of bf16 top-p rows (topp.cu)
     u32 topp_own_max;  // 1: no first pass; the bf16 top-p histogram finds each row's record (topp.cu)
+    u32 topp_late;  // 1: the bf16 top-p kernels let their successor launch only after their rows' tails (topp.cu)
 };
 
 // Register budget of the pass kernel (a tuning knob: the check binary times variants).

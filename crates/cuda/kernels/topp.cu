@@ -1350,25 +1350,23 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     tr_phase(8);
 }
 
-// The bf16 top-p kernels' next kernel (PDL): 0, scheduled as soon as every
-// block has begun (tr_grid_begin); 1, only once each row's last block has
-// done its select (the histogram) or its cut (the gather), so that the next
-// kernel's waiting blocks do not share the multiprocessors while those run
-// (a timing variant; the same results: the next kernel still waits for this
-// one's completion and writes).
-#ifndef TR_TOPP_LATE_TRIGGER
-#define TR_TOPP_LATE_TRIGGER 0
-#endif
+// The bf16 top-p kernels' next kernel (PDL): scheduled as soon as every
+// block has begun (tr_grid_begin), or, where the host sets A.topp_late
+// (launch::topp_late_trigger: batches of many rows), only once each row's
+// last block has done its select (the histogram) or its cut (the gather),
+// so that the next kernel's waiting blocks do not share the
+// multiprocessors while those run. The same results either way: the next
+// kernel still waits for this one's completion and writes.
 template <int DT>
-__device__ __forceinline__ void tr_topp_begin() {
-    if (TR_TOPP_LATE_TRIGGER && DT == 1)
+__device__ __forceinline__ void tr_topp_begin(const SampleArgs& A) {
+    if (DT == 1 && A.topp_late)
         tr_grid_wait();
     else
         tr_grid_begin();
 }
 template <int DT>
-__device__ __forceinline__ void tr_topp_tail_done() {
-    if (TR_TOPP_LATE_TRIGGER && DT == 1) tr_grid_trigger();
+__device__ __forceinline__ void tr_topp_tail_done(const SampleArgs& A) {
+    if (DT == 1 && A.topp_late) tr_grid_trigger();
 }
 
 // STAGE: the build of tr_topp_hist_stage_bf16, which the host launches for
@@ -1602,7 +1600,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         }
         if (csel) {
             tr_topp_cluster_select(A, row, chunk, st, M, h_cnt, s_mid, listed ? s_nmid : 0u, msum);
-            tr_topp_tail_done<DT>();
+            tr_topp_tail_done<DT>(A);
             tr_phase_print("tr_phase_hist");
             return;
         }
@@ -1613,7 +1611,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             tr_phase(6);
             tr_topp_select_values<false>(A, row, st, M, SegCounts{h_cnt, SG.segs}, mid_chunk);
             tr_phase(7);
-            tr_topp_tail_done<DT>();
+            tr_topp_tail_done<DT>(A);
             __syncthreads();
             const SegCounts sc{h_cnt, SG.segs};
             const bool pend = tr_topp_pend_block(
@@ -1663,7 +1661,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         tr_topp_select_values<true>(A, row, st, M, SegCounts{cnt, 1}, mid_sum);
         __syncthreads();
         tr_phase(7);
-        tr_topp_tail_done<DT>();
+        tr_topp_tail_done<DT>(A);
 #ifdef TR_TOPP_SELECT_TWICE
         // Profiling only (with TR_PHASE_PRINT): the same select again, its
         // code and data now warm; it records the same b* and r.
@@ -1990,7 +1988,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     if (active) tr_topp_cut(A, row);
     __syncthreads();
     tr_phase(7);
-    tr_topp_tail_done<DT>();
+    tr_topp_tail_done<DT>(A);
     if (*(volatile u32*)&A.rowstate[row].pad0 != 1) tr_topp_fallback<DT>(A, row, st);
     tr_phase(8);
     tr_phase_print("tr_phase_gather");
@@ -2004,13 +2002,13 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 #ifndef TR_TOPP_GATHER_BOUNDS
 #define TR_TOPP_GATHER_BOUNDS TR_TOPP_BOUNDS
 #endif
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_hist<0>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_hist<1>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_hist<2>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_stage_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_hist<1, true>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(); tr_topp_gather<0>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(); tr_topp_gather<1>(A); }
-extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(); tr_topp_gather<2>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(A); tr_topp_hist<0>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(A); tr_topp_hist<1>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(A); tr_topp_hist<2>(A); }
+extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_stage_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(A); tr_topp_hist<1, true>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(A); tr_topp_gather<0>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(A); tr_topp_gather<1>(A); }
+extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(A); tr_topp_gather<2>(A); }
 
 // The race of phase 1 for batches with bf16 top-p rows, pending rows
 // included (tr_topp_pend): tr_fast_bf16 and tr_fast_wide_bf16 with the list

@@ -55,6 +55,41 @@ pub struct LaunchOptions {
     /// Rows the histogram would split into more chunks are split into this
     /// many; fewer stay as they are. Same results.
     pub topp_cluster: u32,
+    /// When the bf16 top-p kernels (histogram, gather) let the next kernel
+    /// of the call be scheduled, with programmatic dependent launch. Same
+    /// results; see [`ToppTrigger`].
+    pub topp_trigger: ToppTrigger,
+}
+
+/// When a bf16 top-p kernel lets its successor be scheduled
+/// ([`LaunchOptions::topp_trigger`]). The successor always waits for the
+/// kernel's completion and writes before it reads anything, so this moves
+/// only time: a successor scheduled early has its blocks resident, waiting,
+/// beside the kernel's last blocks (the rows' selects and cuts), which it
+/// slows; one scheduled late pays its launch after them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ToppTrigger {
+    /// [`ToppTrigger::Late`] for batches of at least [`TOPP_LATE_ROWS`]
+    /// rows, [`ToppTrigger::Early`] below ([`topp_late_trigger`]).
+    #[default]
+    Auto,
+    /// As soon as every block of the kernel has begun.
+    Early,
+    /// Once each row's last block has done its select or cut.
+    Late,
+}
+
+/// Rows from which [`ToppTrigger::Auto`] takes the late trigger. Measured
+/// on the H200 (docs/cuda-notes.md, run 29).
+pub const TOPP_LATE_ROWS: usize = 8;
+
+/// Whether a launch of `rows` rows takes the late trigger.
+pub fn topp_late_trigger(opts: &LaunchOptions, rows: usize) -> bool {
+    match opts.topp_trigger {
+        ToppTrigger::Auto => rows >= TOPP_LATE_ROWS,
+        ToppTrigger::Early => false,
+        ToppTrigger::Late => true,
+    }
 }
 
 /// Most blocks of a top-p row's cluster (`LaunchOptions::topp_cluster`):
@@ -532,6 +567,7 @@ pub(crate) struct SampleArgs {
     pub topp_seg_units: u32,
     pub topp_pend: u32,
     pub topp_own_max: u32,
+    pub topp_late: u32,
 }
 
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
@@ -544,10 +580,32 @@ mod tests {
 
     #[test]
     fn args_layout_matches_the_kernel_struct() {
-        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and four
-        // u32 (as in the C struct, no padding): 248 bytes.
-        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 12 * 4);
+        // 22 pointers/u64, 6 u32, a pointer, 2 u32, two pointers and five
+        // u32, then 4 bytes of tail padding to the 8-byte alignment (as in
+        // the C struct): 256 bytes.
+        assert_eq!(std::mem::size_of::<SampleArgs>(), 25 * 8 + 13 * 4 + 4);
         assert_eq!(std::mem::align_of::<SampleArgs>(), 8);
+    }
+
+    #[test]
+    fn the_late_trigger_is_taken_from_its_row_count_unless_chosen() {
+        let auto = LaunchOptions::default();
+        assert_eq!(auto.topp_trigger, ToppTrigger::Auto);
+        for rows in [1, TOPP_LATE_ROWS - 1] {
+            assert!(!topp_late_trigger(&auto, rows), "{rows} rows");
+        }
+        for rows in [TOPP_LATE_ROWS, 64, 1024] {
+            assert!(topp_late_trigger(&auto, rows), "{rows} rows");
+        }
+        for (t, want) in [(ToppTrigger::Early, false), (ToppTrigger::Late, true)] {
+            let o = LaunchOptions {
+                topp_trigger: t,
+                ..auto
+            };
+            for rows in [1, TOPP_LATE_ROWS, 1024] {
+                assert_eq!(topp_late_trigger(&o, rows), want, "{t:?}, {rows} rows");
+            }
+        }
     }
 
     #[test]

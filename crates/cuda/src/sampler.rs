@@ -3,8 +3,9 @@
 use crate::error::{CudaError, DriverContext, Result};
 use crate::kernels::{self, Kernels};
 use crate::launch::{
-    split, topp_cluster_blocks, topp_stages, Geometry, LaunchOptions, SampleArgs, PARTIAL_BYTES,
-    PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_STAGE_SMEM, TOPP_TABLE_BYTES,
+    split, topp_cluster_blocks, topp_late_trigger, topp_stages, Geometry, LaunchOptions,
+    SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_STAGE_SMEM,
+    TOPP_TABLE_BYTES,
 };
 use crate::params::DeviceParams;
 use cudarc::driver::{
@@ -552,6 +553,7 @@ impl Sampler {
             topp_seg_units: g.topp_seg_units,
             topp_pend: 0,
             topp_own_max: 0,
+            topp_late: u32::from(topp_late_trigger(opts, rows)),
         };
         let dt = logits.dtype.code() as usize;
         let k = self.kernels.clone();

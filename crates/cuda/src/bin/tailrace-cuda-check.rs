@@ -28,6 +28,7 @@ use tailrace_cuda::debug::{
 };
 use tailrace_cuda::{
     kernels, DeviceLogits, DeviceOutput, DeviceParams, Dtype, Geometry, LaunchOptions, Sampler,
+    ToppTrigger,
 };
 use tailrace_model::{
     sample_batch, LogitBias, NoiseProfile, RawParams, RowOutput, RowRequest, SamplingParams,
@@ -68,14 +69,19 @@ struct Cli {
     /// Kernel variants to time, each `NAME=VALUE;NAME=VALUE` (e.g.
     /// `TR_FAST_BOUNDS=__launch_bounds__(512)`), or `opts:NAME,...` for the
     /// default kernels under launch options (`no_pdl`, `no_fused`,
-    /// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`); the
-    /// invariance check compares each with the default.
+    /// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`,
+    /// `topp_trigger=auto|early|late`, ...); the invariance check compares
+    /// each with the default.
     #[arg(long)]
     variant: Vec<String>,
     /// The grid modes (plain, top_k50, top_p0.9, ...) the variants are timed
     /// in, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "plain")]
     variant_mode: Vec<String>,
+    /// The batch sizes (bf16, V = 131072) the variants are timed at,
+    /// comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,64,256,1024")]
+    variant_rows: Vec<usize>,
     /// Time only the variants and the default kernels in the variant modes
     /// (not the default configuration list).
     #[arg(long)]
@@ -990,7 +996,7 @@ fn check_group(
     // rows' records, one cluster a row) runs again under two of these,
     // against the CPU model too: the first pass, other cluster sizes (16
     // takes the non-portable opt-in; 1 is no cluster), plain stream order
-    // (which keeps the first pass).
+    // (which keeps the first pass), the early and the late PDL trigger.
     let alts = [
         LaunchOptions {
             first_pass_always: true,
@@ -1010,6 +1016,14 @@ fn check_group(
         },
         LaunchOptions {
             topp_cluster: 1,
+            ..LaunchOptions::default()
+        },
+        LaunchOptions {
+            topp_trigger: ToppTrigger::Early,
+            ..LaunchOptions::default()
+        },
+        LaunchOptions {
+            topp_trigger: ToppTrigger::Late,
             ..LaunchOptions::default()
         },
     ];
@@ -1170,6 +1184,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Auto,
         },
         LaunchOptions {
             block_threads: 512,
@@ -1182,6 +1197,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Late,
         },
         LaunchOptions {
             block_threads: 128,
@@ -1194,6 +1210,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Early,
         },
         LaunchOptions {
             block_threads: 64,
@@ -1206,6 +1223,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Auto,
         },
         LaunchOptions {
             block_threads: 512,
@@ -1218,6 +1236,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Early,
         },
         // One warp a block with the fused top-k path: its last block reads
         // the lists' first slots before it combines, in the same warp.
@@ -1232,6 +1251,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Late,
         },
         // Blocks of 3 and 12 warps (not powers of two), the default queues.
         LaunchOptions {
@@ -1245,6 +1265,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Early,
         },
         // Two chunks a row, every top-p cut found by the gather.
         LaunchOptions {
@@ -1258,6 +1279,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: true,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Late,
         },
         // 512 threads with the default queues: no room for the race's
         // staging ring, so the specialized kernels load in registers.
@@ -1272,6 +1294,7 @@ fn check_invariance(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_jso
             no_topp_pend: false,
             first_pass_always: false,
             topp_cluster: 0,
+            topp_trigger: ToppTrigger::Auto,
         },
     ];
     let mut checked = 0u64;
@@ -2127,7 +2150,8 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         };
         for (m, vraw) in &modes {
             let name = format!("exact T=1 {m} [{v}]");
-            let mut vcfgs: Vec<Cfg> = [1usize, 8, 64, 256, 1024]
+            let mut vcfgs: Vec<Cfg> = cli
+                .variant_rows
                 .iter()
                 .map(|&rows| bf16(&name, rows, *vraw, d))
                 .collect();
@@ -2199,6 +2223,9 @@ fn launch_options(names: &str) -> Result<LaunchOptions> {
             "generic" => o.generic = true,
             "no_topp_pend" => o.no_topp_pend = true,
             "first_pass_always" => o.first_pass_always = true,
+            "topp_trigger=auto" => o.topp_trigger = ToppTrigger::Auto,
+            "topp_trigger=early" => o.topp_trigger = ToppTrigger::Early,
+            "topp_trigger=late" => o.topp_trigger = ToppTrigger::Late,
             _ => {
                 let (key, value) = n.split_once('=').unwrap_or((n, ""));
                 let field = match key {
@@ -2207,7 +2234,8 @@ fn launch_options(names: &str) -> Result<LaunchOptions> {
                     "block_threads" => &mut o.block_threads,
                     _ => bail!(
                         "unknown launch option {n:?} (no_pdl, no_fused, generic, no_topp_pend, \
-                         first_pass_always, topp_cluster=N, blocks_per_row=N, block_threads=N)"
+                         first_pass_always, topp_trigger=auto|early|late, topp_cluster=N, \
+                         blocks_per_row=N, block_threads=N)"
                     ),
                 };
                 *field = value
@@ -2328,6 +2356,7 @@ fn grid(
         "profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "dtype": "bf16",
         "median_us": graph_b1, "graph": true, "iters": cli.iters,
     }));
+    let empty = empty_kernel(sampler, &mut pool, cli)?;
     let (name, _) = sampler.kernel_info();
     let doc = json!({
         "tool": "tailrace-cuda-check grid",
@@ -2335,6 +2364,9 @@ fn grid(
         "sm_count": sampler.sm_count(),
         "copy_bandwidth_bytes_per_s": bw,
         "iters": cli.iters,
+        "empty_kernel_per_call_us": empty.per_call_us,
+        "empty_kernel_queued_us": empty.queued_us,
+        "empty_kernel_blocks": empty.blocks,
         "timings": records,
         "failed_configs": failed,
     });
@@ -2346,6 +2378,75 @@ fn grid(
         cli.out.display()
     );
     Ok(failed == 0)
+}
+
+/// The launch floor of a timing: an empty kernel over one block of 256
+/// threads a multiprocessor, timed as `time_cfg` times a call (per call from
+/// an idle stream, and queued back to back), so that a target of a few
+/// microseconds can be set against what any launch costs here.
+struct EmptyKernel {
+    per_call_us: f64,
+    queued_us: f64,
+    blocks: u32,
+}
+
+fn empty_kernel(sampler: &Sampler, pool: &mut Pool, cli: &Cli) -> Result<EmptyKernel> {
+    use cudarc::driver::LaunchConfig;
+    let stream = sampler.stream().clone();
+    let ctx = sampler.context().clone();
+    let ptx = cudarc::nvrtc::compile_ptx("extern \"C\" __global__ void tr_empty() {}")
+        .context("compiling the empty kernel")?;
+    let module = ctx.load_module(ptx)?;
+    let f = module.load_function("tr_empty")?;
+    let blocks = sampler.sm_count();
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let launch = || -> Result<()> {
+        // SAFETY: the kernel takes no arguments and touches no memory.
+        unsafe { stream.launch_builder(&f).launch(cfg) }?;
+        Ok(())
+    };
+    let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let (e0, e1) = (ctx.new_event(flag)?, ctx.new_event(flag)?);
+    let mut times = Vec::with_capacity(cli.iters);
+    for it in 0..cli.iters + 10 {
+        e0.record(&stream)?;
+        launch()?;
+        e1.record(&stream)?;
+        e1.synchronize()?;
+        if it >= 10 {
+            times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
+        }
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    let pairs = (0..cli.iters)
+        .map(|_| Ok((ctx.new_event(flag)?, ctx.new_event(flag)?)))
+        .collect::<Result<Vec<_>>>()?;
+    stream.memset_zeros(&mut pool.delay)?;
+    for (q0, q1) in &pairs {
+        q0.record(&stream)?;
+        launch()?;
+        q1.record(&stream)?;
+    }
+    stream.synchronize()?;
+    let mut queued = pairs
+        .iter()
+        .map(|(q0, q1)| Ok(f64::from(q0.elapsed_ms(q1)?) * 1e3))
+        .collect::<Result<Vec<f64>>>()?;
+    queued.sort_by(|a, b| a.total_cmp(b));
+    let e = EmptyKernel {
+        per_call_us: quantile(&times, 0.5),
+        queued_us: quantile(&queued, 0.5),
+        blocks,
+    };
+    log(format!(
+        "  empty kernel ({blocks} blocks of 256): median {:.1} us per call, {:.1} queued",
+        e.per_call_us, e.queued_us
+    ));
+    Ok(e)
 }
 
 fn graph_replay_b1(sampler: &mut Sampler, pool: &mut Pool, cli: &Cli) -> Result<f64> {
@@ -2422,6 +2523,19 @@ mod tests {
                 ..LaunchOptions::default()
             }
         );
+        assert_eq!(
+            launch_options("topp_trigger=late").unwrap().topp_trigger,
+            ToppTrigger::Late
+        );
+        assert_eq!(
+            launch_options("no_pdl,topp_trigger=early").unwrap(),
+            LaunchOptions {
+                no_pdl: true,
+                topp_trigger: ToppTrigger::Early,
+                ..LaunchOptions::default()
+            }
+        );
+        assert!(launch_options("topp_trigger=soon").is_err());
         assert_eq!(
             launch_options("blocks_per_row=2,block_threads=128").unwrap(),
             LaunchOptions {
