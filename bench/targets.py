@@ -87,6 +87,8 @@ def targets(rep, timing, vocab):
 
     meta = rep.get("tailrace_meta", {})
     empty_us = meta.get("empty_kernel_queued_us" if timing == "queued" else "empty_kernel_per_call_us")
+    if timing == "queued" and meta.get("empty_kernel_queued_host_ahead") is False:
+        empty_us = None  # the host fell behind: gaps, not the launch, in that figure
 
     def bounds(b):
         """The times at batch size b that bound a sampler's: greedy, torch.argmax, an empty kernel."""

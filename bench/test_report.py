@@ -31,10 +31,11 @@ TIMINGS = [
 ]
 
 
-def run_report(tmp, baselines=BASELINES):
+def run_report(tmp, baselines=BASELINES, **extra):
     tr = os.path.join(tmp, "tailrace.json")
     with open(tr, "w") as f:
-        json.dump({"timings": TIMINGS, "empty_kernel_per_call_us": 4.0, "empty_kernel_queued_us": 1.5}, f)
+        json.dump(dict({"timings": TIMINGS, "empty_kernel_per_call_us": 4.0, "empty_kernel_queued_us": 1.5,
+                        "empty_kernel_queued_host_ahead": True}, **extra), f)
     md, js = os.path.join(tmp, "report.md"), os.path.join(tmp, "report.json")
     subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--tailrace", tr, "--baselines", baselines,
                     "--out-md", md, "--out-json", js], check=True, capture_output=True)
@@ -238,6 +239,18 @@ class TargetsTest(unittest.TestCase):
         q = self.targets("queued")
         self.assertEqual(q[">= 7x FlashInfer sampling_from_logits at B = 1, >= 5x at B = 1024"]["needs"][0][
             "empty_kernel_us"], 1.5)
+
+    def test_a_queued_empty_kernel_timed_with_the_host_behind_is_left_out(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run_report(tmp, empty_kernel_queued_host_ahead=False)
+            out = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), os.path.join(tmp, "report.json"),
+                                  "--timing", "both", "--json"], check=True, capture_output=True, text=True).stdout
+        doc = json.loads(out)["timings"]
+        name = ">= 7x FlashInfer sampling_from_logits at B = 1, >= 5x at B = 1024"
+        q = {t["target"]: t for t in doc["queued"]}[name]
+        p = {t["target"]: t for t in doc["per-call"]}[name]
+        self.assertIsNone(q["needs"][0]["empty_kernel_us"])
+        self.assertEqual(p["needs"][0]["empty_kernel_us"], 4.0)
 
     def test_the_markdown_table_marks_a_need_below_a_one_pass_reduction(self):
         out = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), self.js, "--timing", "per-call"],

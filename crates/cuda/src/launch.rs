@@ -80,8 +80,11 @@ pub enum ToppTrigger {
 }
 
 /// Rows from which [`ToppTrigger::Auto`] takes the late trigger. Measured
-/// on the H200 (docs/cuda-notes.md, run 29).
-pub const TOPP_LATE_ROWS: usize = 8;
+/// on the H200 (docs/cuda-notes.md, run 29: top-p 0.9, V = 131072, queued,
+/// late against early, two processes): B = 1 32.2, 32.3 against 32.1, 31.9
+/// us; B = 2 32.6, 33.0 against 33.4, 34.0; B = 64 61.2, 61.4 against
+/// 62.7, 63.1; B = 256 113.8, 114.4 against 115.7, 116.2.
+pub const TOPP_LATE_ROWS: usize = 2;
 
 /// Whether a launch of `rows` rows takes the late trigger.
 pub fn topp_late_trigger(opts: &LaunchOptions, rows: usize) -> bool {

@@ -2367,6 +2367,7 @@ fn grid(
         "empty_kernel_per_call_us": empty.per_call_us,
         "empty_kernel_queued_us": empty.queued_us,
         "empty_kernel_blocks": empty.blocks,
+        "empty_kernel_queued_host_ahead": empty.host_ahead,
         "timings": records,
         "failed_configs": failed,
     });
@@ -2388,6 +2389,8 @@ struct EmptyKernel {
     per_call_us: f64,
     queued_us: f64,
     blocks: u32,
+    /// Whether every queued launch was on the stream before the first ran.
+    host_ahead: bool,
 }
 
 fn empty_kernel(sampler: &Sampler, pool: &mut Pool, cli: &Cli) -> Result<EmptyKernel> {
@@ -2412,25 +2415,37 @@ fn empty_kernel(sampler: &Sampler, pool: &mut Pool, cli: &Cli) -> Result<EmptyKe
     let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (e0, e1) = (ctx.new_event(flag)?, ctx.new_event(flag)?);
     let mut times = Vec::with_capacity(cli.iters);
+    let mut host_s = 0.0;
     for it in 0..cli.iters + 10 {
+        let t = std::time::Instant::now();
         e0.record(&stream)?;
         launch()?;
         e1.record(&stream)?;
+        host_s += t.elapsed().as_secs_f64();
         e1.synchronize()?;
         if it >= 10 {
             times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
         }
     }
     times.sort_by(|a, b| a.total_cmp(b));
+    // Queued as in time_cfg: zero fills that outlast the host's queueing.
+    let per_call_us = host_s * 1e6 / (cli.iters + 10) as f64;
+    let fills =
+        ((2.0 * cli.iters as f64 * per_call_us / pool.delay_us).ceil() as usize).clamp(1, 64);
     let pairs = (0..cli.iters)
         .map(|_| Ok((ctx.new_event(flag)?, ctx.new_event(flag)?)))
         .collect::<Result<Vec<_>>>()?;
-    stream.memset_zeros(&mut pool.delay)?;
+    for _ in 0..fills {
+        stream.memset_zeros(&mut pool.delay)?;
+    }
+    let gate = ctx.new_event(flag)?;
+    gate.record(&stream)?;
     for (q0, q1) in &pairs {
         q0.record(&stream)?;
         launch()?;
         q1.record(&stream)?;
     }
+    let host_ahead = !gate.try_is_complete()?;
     stream.synchronize()?;
     let mut queued = pairs
         .iter()
@@ -2441,10 +2456,13 @@ fn empty_kernel(sampler: &Sampler, pool: &mut Pool, cli: &Cli) -> Result<EmptyKe
         per_call_us: quantile(&times, 0.5),
         queued_us: quantile(&queued, 0.5),
         blocks,
+        host_ahead,
     };
     log(format!(
-        "  empty kernel ({blocks} blocks of 256): median {:.1} us per call, {:.1} queued",
-        e.per_call_us, e.queued_us
+        "  empty kernel ({blocks} blocks of 256): median {:.1} us per call, {:.1} queued{}",
+        e.per_call_us,
+        e.queued_us,
+        if host_ahead { "" } else { " HOST BEHIND" }
     ));
     Ok(e)
 }
