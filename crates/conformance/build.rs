@@ -30,5 +30,9 @@ fn main() {
         println!("cargo:rerun-if-changed={dir}/HEAD");
         println!("cargo:rerun-if-changed={dir}/index");
     }
+    // And whenever a file under crates/ changes: edits that touch neither
+    // HEAD nor the index would otherwise keep the commit of the last run,
+    // without "-dirty".
+    println!("cargo:rerun-if-changed=../");
     println!("cargo:rerun-if-changed=build.rs");
 }
