@@ -5,7 +5,9 @@
 # kernels named in DETAIL (a regex) at the largest batch.
 # Build here: bash scripts/device-run.sh build; then the device tool's `run` with
 #   carry ["target/release/tailrace-cuda-check"], command: bash scripts/ncu-kernels.sh
-# Environment: CONFIGS ("rows:top_k:top_p ..."), DETAIL (kernel regex, empty for none).
+# Environment: CONFIGS ("rows:top_k:top_p ..."), DETAIL (kernel regex, empty for none),
+# DETAIL_ROWS (the batch sizes of the stall breakdown, default "1024 1"),
+# DTYPE (logit type: bf16, the default, f32 or f16).
 set -u
 for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
   if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
@@ -13,12 +15,13 @@ done
 BIN=target/release/tailrace-cuda-check
 CONFIGS=${CONFIGS:-"1:0:1.0 1:0:0.9 64:0:0.9 1024:0:0.9 1:50:0.9 1024:50:0.9"}
 DETAIL=${DETAIL:-"topp_hist|topp_gather"}
+DTYPE=${DTYPE:-bf16}
 metrics=gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size
 for c in $CONFIGS; do
   IFS=: read -r rows k p <<< "$c"
-  echo "=== rows $rows top_k $k top_p $p (one call; the fill kernel skipped)"
+  echo "=== $DTYPE rows $rows top_k $k top_p $p (one call; the fill kernel skipped)"
   timeout 120 ncu --clock-control none --launch-skip 1 --launch-count 10 --csv --page raw --print-units base --metrics $metrics \
-    $BIN bench --rows "$rows" --top-k "$k" --top-p "$p" --reps 1 2>&1 | grep -vE "^==PROF==|^bench done" |
+    $BIN bench --dtype "$DTYPE" --rows "$rows" --top-k "$k" --top-p "$p" --reps 1 2>&1 | grep -vE "^==PROF==|^bench done" |
     python3 -c '
 import csv, sys
 rows = list(csv.reader(sys.stdin))
@@ -36,11 +39,11 @@ for r in rows[1:]:
 '
 done
 if [ -n "$DETAIL" ]; then
-  for rows in 1024 1; do
+  for rows in ${DETAIL_ROWS:-1024 1}; do
     echo "=== detail rows $rows top_p 0.9: $DETAIL"
     timeout 120 ncu --clock-control none --kernel-name "regex:$DETAIL" --launch-skip 2 --launch-count 2 \
       --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
-      $BIN bench --rows $rows --top-p 0.9 --reps 3 2>&1 | grep -vE "^==PROF==|^\s*$" |
+      $BIN bench --dtype "$DTYPE" --rows $rows --top-p 0.9 --reps 3 2>&1 | grep -vE "^==PROF==|^\s*$" |
       grep -E "tr_|Duration|Throughput|Achieved Occupancy|Stall|Warp Cycles|Issued Warp|Eligible|No Eligible" | head -40
   done
 fi

@@ -60,8 +60,10 @@ __device__ __forceinline__ double tr_scale_by_pow2(double x, int n) {
     return __dmul_rn(y, tr_pow2(n + 1022));
 }
 
-// e^y for y <= 0. spec: NUMERICS.md §4.
-__device__ __noinline__ double tr_exp_nonpositive(double y) {
+// e^y for y <= 0. spec: NUMERICS.md §4. Inlined where it runs once per
+// element of a loop (tr_top_p_mass_inline); tr_exp_nonpositive, the same
+// operations as a call, everywhere else.
+__device__ __forceinline__ double tr_exp_nonpositive_inline(double y) {
     const double c[12] = {TR_EXP_SERIES_0, TR_EXP_SERIES_1, TR_EXP_SERIES_2, TR_EXP_SERIES_3,
                           TR_EXP_SERIES_4, TR_EXP_SERIES_5, TR_EXP_SERIES_6, TR_EXP_SERIES_7,
                           TR_EXP_SERIES_8, TR_EXP_SERIES_9, TR_EXP_SERIES_10, TR_EXP_SERIES_11};
@@ -75,6 +77,7 @@ __device__ __noinline__ double tr_exp_nonpositive(double y) {
     p = __fma_rn(__fma_rn(p, r, 1.0), r, 1.0);
     return tr_scale_by_pow2(p, __double2int_rz(n));
 }
+__device__ __noinline__ double tr_exp_nonpositive(double y) { return tr_exp_nonpositive_inline(y); }
 
 // CUDA/libdevice logf, as reproduced bit for bit by libdevice.rs (the
 // coefficients and Horner order read from Triton's PTX). spec: NUMERICS.md §5.
@@ -133,6 +136,12 @@ __device__ __forceinline__ u64 tr_top_p_mass(double a, double a_max, double t) {
     double y = __ddiv_rn(__dsub_rn(a, a_max), t);
     if (y < -44.0) return 0;
     return __double2ull_rz(__dmul_rn(tr_exp_nonpositive(y), 0x1p63));
+}
+// The same with the exp inlined: for loops that take one mass an element.
+__device__ __forceinline__ u64 tr_top_p_mass_inline(double a, double a_max, double t) {
+    double y = __ddiv_rn(__dsub_rn(a, a_max), t);
+    if (y < -44.0) return 0;
+    return __double2ull_rz(__dmul_rn(tr_exp_nonpositive_inline(y), 0x1p63));
 }
 
 // ceil(p * q) exactly, p in (0, 1), q < 2^100.

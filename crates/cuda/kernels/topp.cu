@@ -103,6 +103,26 @@ __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
     return A.topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_HIST_U64;
 }
 
+// 1: the f32/f16 histogram's element loop evaluates each element's mass
+// with the exp inlined (tr_top_p_mass_inline); 0: as a call (a tuning
+// variant; the same masses).
+#ifndef TR_TOPP_MASS_INLINE
+#define TR_TOPP_MASS_INLINE 1
+#endif
+// 1: the f32/f16 histogram's blocks sum their masses' low and high 32-bit
+// halves apart (two 64-bit shared additions whose old values are not
+// needed); 0: one 128-bit sum a bin, whose low word's old value decides a
+// carry (a tuning variant; the same sums).
+#ifndef TR_TOPP_SPLIT_SUMS
+#define TR_TOPP_SPLIT_SUMS 1
+#endif
+// 1: the f32/f16 gather tests each element against float bounds of bin b*
+// (tr_topp_bin_bounds) before the exact binary64 bin test; 0: the exact
+// test alone (a tuning variant; the same list).
+#ifndef TR_TOPP_GATHER_PREFILTER
+#define TR_TOPP_GATHER_PREFILTER 1
+#endif
+
 // The scaled bin of a (a <= a_max), f32/f16 rows: monotone non-increasing in
 // a; TR_TOPP_BINS means (a_max - a) / T >= 44 up to rounding, where the mass
 // is 0 for sure.
@@ -115,6 +135,26 @@ __device__ __forceinline__ u32 tr_topp_bin(double a, double a_max, double scale)
 
 __device__ __forceinline__ double tr_topp_scale(double t) {
     return __ddiv_rn((double)TR_TOPP_BINS, __dmul_rn(44.0, t));
+}
+
+// Float bounds [lo, hi] of the f32/f16 elements whose scaled bin can be b:
+// tr_topp_bin(a) == b needs b <= (a_max - a) * scale < b + 1 up to the two
+// roundings of its binary64 steps (relative 2^-53 each), so a lies in
+// (a_max - (b + 1) / scale, a_max - b / scale] up to a margin far wider
+// than those (2^-40 of |a_max| and the distance), rounded outward to float.
+// An element outside cannot be in b; one inside still takes the exact test.
+// Where the bounds overflow or are not numbers, every element is inside.
+__device__ __forceinline__ void tr_topp_bin_bounds(u32 b, double a_max, double scale, float& lo,
+                                                   float& hi) {
+    const double w = __ddiv_rn(1.0, scale);
+    const double dlo = __dmul_rn((double)b + 1.0, w), dhi = __dmul_rn((double)b, w);
+    const double mrg = __dadd_rn(__dmul_rn(__dadd_rn(fabs(a_max), dlo), 0x1p-40), 0x1p-1000);
+    lo = __double2float_rd(__dsub_rn(__dsub_rn(a_max, dlo), mrg));
+    hi = __double2float_ru(__dadd_rn(__dsub_rn(a_max, dhi), mrg));
+    if (!(lo <= hi)) {
+        lo = tr_fninf();
+        hi = -tr_fninf();
+    }
 }
 
 // The value entries of a bf16 row, in rank order: positive values from a_max
@@ -1693,16 +1733,24 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
             const u32 b = tr_topp_bin(a, a_max, scale);
             if (b >= TR_TOPP_BINS) return;
-            const u64 m = tr_top_p_mass(a, a_max, t);
+            const u64 m = TR_TOPP_MASS_INLINE ? tr_top_p_mass_inline(a, a_max, t) : tr_top_p_mass(a, a_max, t);
             if (m == 0) return;
             atomicAdd(&h_bins[b], 1u);
-            tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
+            if (TR_TOPP_SPLIT_SUMS) {
+                // A chunk holds fewer than 2^32 elements: neither sum wraps.
+                atomicAdd((unsigned long long*)&h_lo[b], (unsigned long long)(m & 0xffffffffu));
+                atomicAdd((unsigned long long*)&h_hi[b], (unsigned long long)(m >> 32));
+            } else {
+                tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
+            }
         });
         __syncthreads();
         ToppBin* bins = tr_topp_bins(A, row);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
             if (h_bins[b] == 0) continue;
-            tr_atomic_add128(&bins[b].lo, &bins[b].hi, ((u128)h_hi[b] << 64) | (u128)h_lo[b]);
+            const u128 v = TR_TOPP_SPLIT_SUMS ? ((u128)h_hi[b] << 32) + (u128)h_lo[b]
+                                              : ((u128)h_hi[b] << 64) | (u128)h_lo[b];
+            tr_atomic_add128(&bins[b].lo, &bins[b].hi, v);
         }
         if (!tr_topp_last(A, &R->arrive_hist)) return;
         tr_topp_select_bins(A, row);
@@ -1942,7 +1990,10 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
         }
     } else {
         const double scale = tr_topp_scale(t);
+        float xlo = tr_fninf(), xhi = -tr_fninf();
+        if (TR_TOPP_GATHER_PREFILTER) tr_topp_bin_bounds(bstar, a_max, scale, xlo, xhi);
         tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
+            if (!(x >= xlo && x <= xhi)) return;  // not in b* (nor NaN)
             if (!(x > tr_fninf())) return;
             const double a = (double)x;
             if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;

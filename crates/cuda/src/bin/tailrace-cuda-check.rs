@@ -78,10 +78,14 @@ struct Cli {
     /// in, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "plain")]
     variant_mode: Vec<String>,
-    /// The batch sizes (bf16, V = 131072) the variants are timed at,
-    /// comma-separated.
+    /// The batch sizes (V = 131072, `--variant-dtype` logits) the variants
+    /// are timed at, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,8,64,256,1024")]
     variant_rows: Vec<usize>,
+    /// The logit type of the variants' `--variant-rows` timings (bf16, f32
+    /// or f16); B = 256 of the other two types is timed as well.
+    #[arg(long, default_value = "bf16", value_parser = ["bf16", "f32", "f16"])]
+    variant_dtype: String,
     /// Time only the variants and the default kernels in the variant modes
     /// (not the default configuration list).
     #[arg(long)]
@@ -298,11 +302,7 @@ fn run(cli: &Cli) -> Result<bool> {
             None => LaunchOptions::default(),
         };
         let stream = sampler.stream().clone();
-        let dt = match dtype.as_str() {
-            "f32" => Dtype::F32,
-            "f16" => Dtype::F16,
-            _ => Dtype::Bf16,
-        };
+        let dt = dtype_named(dtype)?;
         // One buffer element per logit (the descriptor checks the size).
         let (mut b16, mut b32) = if dt == Dtype::F32 {
             (None, Some(stream.alloc_zeros::<u32>(rows * vocab)?))
@@ -2150,14 +2150,17 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         };
         for (m, vraw) in &modes {
             let name = format!("exact T=1 {m} [{v}]");
+            let vdt = dtype_named(&cli.variant_dtype)?;
             let mut vcfgs: Vec<Cfg> = cli
                 .variant_rows
                 .iter()
-                .map(|&rows| bf16(&name, rows, *vraw, d))
+                .map(|&rows| cfg(&name, vdt, 131072, rows, *vraw, d))
                 .collect();
             // The other logit types, as the default's configurations above.
-            for dt in [Dtype::F32, Dtype::F16] {
-                vcfgs.push(cfg(&name, dt, 131072, 256, *vraw, d));
+            for dt in [Dtype::Bf16, Dtype::F32, Dtype::F16] {
+                if dt != vdt {
+                    vcfgs.push(cfg(&name, dt, 131072, 256, *vraw, d));
+                }
             }
             for c in vcfgs.iter_mut() {
                 c.opts = *opts;
@@ -2214,6 +2217,16 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
 /// `generic`, `no_topp_pend`, `first_pass_always`, `topp_cluster=N`,
 /// `blocks_per_row=N`, `block_threads=N`), for timing variants of the host's
 /// choices.
+/// A logit type by its command-line name.
+fn dtype_named(name: &str) -> Result<Dtype> {
+    Ok(match name {
+        "bf16" => Dtype::Bf16,
+        "f32" => Dtype::F32,
+        "f16" => Dtype::F16,
+        _ => bail!("unknown logit type {name:?} (bf16, f32, f16)"),
+    })
+}
+
 fn launch_options(names: &str) -> Result<LaunchOptions> {
     let mut o = LaunchOptions::default();
     for n in names.split(',') {
