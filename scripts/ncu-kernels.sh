@@ -14,7 +14,7 @@ for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h
 done
 BIN=target/release/tailrace-cuda-check
 CONFIGS=${CONFIGS:-"1:0:1.0 1:0:0.9 64:0:0.9 1024:0:0.9 1:50:0.9 1024:50:0.9"}
-DETAIL=${DETAIL:-"topp_hist|topp_gather"}
+DETAIL=${DETAIL-"topp_hist|topp_gather"}
 DTYPE=${DTYPE:-bf16}
 metrics=gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size
 for c in $CONFIGS; do

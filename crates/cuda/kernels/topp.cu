@@ -109,12 +109,16 @@ __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
 #ifndef TR_TOPP_MASS_INLINE
 #define TR_TOPP_MASS_INLINE 1
 #endif
-// 1: the f32/f16 histogram's blocks sum their masses' low and high 32-bit
-// halves apart (two 64-bit shared additions whose old values are not
-// needed); 0: one 128-bit sum a bin, whose low word's old value decides a
-// carry (a tuning variant; the same sums).
-#ifndef TR_TOPP_SPLIT_SUMS
-#define TR_TOPP_SPLIT_SUMS 1
+// 1: an f32/f16 histogram block whose chunk holds at most 2^16 elements
+// sums a bin's masses as four 32-bit sums of their 16-bit pieces (native
+// 32-bit shared additions whose old values are not needed; no sum can
+// wrap); 0, or a longer chunk: one 128-bit sum a bin, whose 64-bit shared
+// addition sm_90 compiles to a compare-and-swap loop (ATOMS.CAST.SPIN.64)
+// and whose low word's old value decides a carry (a tuning variant; the
+// same sums). H200, run 29: f32 top-p 0.9 at B = 256 486 -> 446 us, f16
+// 461 -> 414; B = 1024 (chunks of 131072) 1679 -> 1724.
+#ifndef TR_TOPP_SUM16
+#define TR_TOPP_SUM16 1
 #endif
 // 1: the f32/f16 gather tests each element against float bounds of bin b*
 // (tr_topp_bin_bounds) before the exact binary64 bin test; 0: the exact
@@ -1421,7 +1425,11 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // f32/f16 rows: bin counts here; bf16 rows: value counts in dynamic
     // shared memory (tr_topp_tables).
     __shared__ u32 h_bins[VALUES ? 1 : NB + 1];
-    __shared__ u64 h_lo[VALUES ? 1 : TR_TOPP_BINS], h_hi[VALUES ? 1 : TR_TOPP_BINS];
+    // f32/f16 rows: each bin's mass sum, low words then high words (or,
+    // with TR_TOPP_SUM16, four 32-bit sums of 16-bit pieces in that room).
+    __shared__ u64 h_sum[VALUES ? 1 : 2 * TR_TOPP_BINS];
+    u64* const h_lo = h_sum;
+    u64* const h_hi = h_sum + (VALUES ? 0 : TR_TOPP_BINS);
     __shared__ float s_mid[VALUES ? TR_TOPP_MIDCAP : 1];  // middle-bin values of the chunk
     __shared__ u32 s_nmid;
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
@@ -1721,6 +1729,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         tr_phase_print("tr_phase_hist");
     } else {
         const double scale = tr_topp_scale(t);
+        // TR_TOPP_SUM16: the four piece sums in h_lo and h_hi's room.
+        const bool sum16 = TR_TOPP_SUM16 && A.chunk_len <= 65536u;
+        u32* const p16 = (u32*)h_sum;  // 4 * TR_TOPP_BINS words in 2 * TR_TOPP_BINS u64
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
             h_bins[b] = 0;
             h_lo[b] = 0;
@@ -1736,10 +1747,12 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             const u64 m = TR_TOPP_MASS_INLINE ? tr_top_p_mass_inline(a, a_max, t) : tr_top_p_mass(a, a_max, t);
             if (m == 0) return;
             atomicAdd(&h_bins[b], 1u);
-            if (TR_TOPP_SPLIT_SUMS) {
-                // A chunk holds fewer than 2^32 elements: neither sum wraps.
-                atomicAdd((unsigned long long*)&h_lo[b], (unsigned long long)(m & 0xffffffffu));
-                atomicAdd((unsigned long long*)&h_hi[b], (unsigned long long)(m >> 32));
+            if (sum16) {
+                // Pieces of 16 bits, at most 2^16 elements: each sum < 2^32.
+                atomicAdd(&p16[b], (u32)(m & 0xffffu));
+                atomicAdd(&p16[TR_TOPP_BINS + b], (u32)((m >> 16) & 0xffffu));
+                atomicAdd(&p16[2 * TR_TOPP_BINS + b], (u32)((m >> 32) & 0xffffu));
+                atomicAdd(&p16[3 * TR_TOPP_BINS + b], (u32)(m >> 48));
             } else {
                 tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
             }
@@ -1748,8 +1761,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         ToppBin* bins = tr_topp_bins(A, row);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
             if (h_bins[b] == 0) continue;
-            const u128 v = TR_TOPP_SPLIT_SUMS ? ((u128)h_hi[b] << 32) + (u128)h_lo[b]
-                                              : ((u128)h_hi[b] << 64) | (u128)h_lo[b];
+            const u128 v = sum16 ? (u128)p16[b] + ((u128)p16[TR_TOPP_BINS + b] << 16) +
+                                       ((u128)p16[2 * TR_TOPP_BINS + b] << 32) +
+                                       ((u128)p16[3 * TR_TOPP_BINS + b] << 48)
+                                 : ((u128)h_hi[b] << 64) | (u128)h_lo[b];
             tr_atomic_add128(&bins[b].lo, &bins[b].hi, v);
         }
         if (!tr_topp_last(A, &R->arrive_hist)) return;

@@ -59,7 +59,7 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// whole-list ranks and walk `TR_TOPP_CUT_SPLIT=0`), the select's loop rolled
 /// (`TR_TOPP_SELECT_UNROLL=1`), the f32/f16 top-p loops before run 29 (the
 /// mass as a call `TR_TOPP_MASS_INLINE=0`, one 128-bit sum a bin
-/// `TR_TOPP_SPLIT_SUMS=0`, the gather without float bounds
+/// `TR_TOPP_SUM16=0`, the gather without float bounds
 /// `TR_TOPP_GATHER_PREFILTER=0`), the phase clock (`TR_PHASE_PRINT=1`) and the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
 /// cleanly, so a device run does not find out first.
@@ -88,7 +88,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_SELECT_UNROLL=1",
         "TR_TOPP_CUT_SPLIT=0",
         "TR_TOPP_MASS_INLINE=0",
-        "TR_TOPP_SPLIT_SUMS=0",
+        "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
         "TR_PHASE_PRINT=1",
         "TR_TOPP_SELECT_TWICE=1",
