@@ -1593,6 +1593,76 @@ fn quantile(sorted: &[f64], f: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * f).round() as usize]
 }
 
+/// A timing's per-call and queued times (us, each sorted).
+struct CallTimes {
+    per_call: Vec<f64>,
+    queued: Vec<f64>,
+    /// Whether every queued call was on the stream before the first ran.
+    host_ahead: bool,
+}
+
+/// Times `iters` calls of `run` (after 10 untimed ones), each given what
+/// `prep` makes for its iteration outside the timed stretch. Per call: the
+/// stream is idle at each start, so a time includes the host's submission
+/// of the call. Queued: zero fills that keep the stream busy for twice the
+/// host's time to queue every call (its time a call in the per-call loop),
+/// then the calls back to back, each between its own events; `host_ahead`
+/// says whether the fills were still running when the last call was queued.
+fn time_calls<P>(
+    ctx: &std::sync::Arc<cudarc::driver::CudaContext>,
+    stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+    pool: &mut Pool,
+    iters: usize,
+    mut prep: impl FnMut(usize) -> Result<P>,
+    mut run: impl FnMut(P) -> Result<()>,
+) -> Result<CallTimes> {
+    let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let (e0, e1) = (ctx.new_event(flag)?, ctx.new_event(flag)?);
+    let mut per_call = Vec::with_capacity(iters);
+    let mut host_s = 0.0;
+    for it in 0..iters + 10 {
+        let p = prep(it)?;
+        let t = std::time::Instant::now();
+        e0.record(stream)?;
+        run(p)?;
+        e1.record(stream)?;
+        host_s += t.elapsed().as_secs_f64();
+        e1.synchronize()?;
+        if it >= 10 {
+            per_call.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
+        }
+    }
+    per_call.sort_by(|a, b| a.total_cmp(b));
+    let per_call_us = host_s * 1e6 / (iters + 10) as f64;
+    let fills = ((2.0 * iters as f64 * per_call_us / pool.delay_us).ceil() as usize).clamp(1, 64);
+    let pairs = (0..iters)
+        .map(|_| Ok((ctx.new_event(flag)?, ctx.new_event(flag)?)))
+        .collect::<Result<Vec<_>>>()?;
+    for _ in 0..fills {
+        stream.memset_zeros(&mut pool.delay)?;
+    }
+    let gate = ctx.new_event(flag)?;
+    gate.record(stream)?;
+    for (it, (q0, q1)) in pairs.iter().enumerate() {
+        let p = prep(iters + 10 + it)?;
+        q0.record(stream)?;
+        run(p)?;
+        q1.record(stream)?;
+    }
+    let host_ahead = !gate.try_is_complete()?;
+    stream.synchronize()?;
+    let mut queued = pairs
+        .iter()
+        .map(|(q0, q1)| Ok(f64::from(q0.elapsed_ms(q1)?) * 1e3))
+        .collect::<Result<Vec<f64>>>()?;
+    queued.sort_by(|a, b| a.total_cmp(b));
+    Ok(CallTimes {
+        per_call,
+        queued,
+        host_ahead,
+    })
+}
+
 fn time_cfg(
     sampler: &mut Sampler,
     pool: &mut Pool,
@@ -1624,8 +1694,6 @@ fn time_cfg(
     let params = DeviceParams::new(&stream, cfg.vocab, &reqs)?;
     let mut out = DeviceOutput::new(&stream, cfg.rows)?;
     sampler.reserve(cfg.rows, cfg.vocab, 0, &cfg.opts)?;
-    let e0 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-    let e1 = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
     let batch_bytes = cfg.rows * cfg.vocab * cfg.dtype.size();
     let slots = (pool.bytes / batch_bytes).max(1);
     let base = pool.ptr;
@@ -1636,59 +1704,26 @@ fn time_cfg(
             DeviceLogits::from_raw(base + off as u64, cfg.dtype, cfg.rows, cfg.vocab, cfg.vocab)
         }
     };
-    // Per call: the stream is idle at each start, so a time includes the
-    // host's submission of the call.
-    let mut times = Vec::with_capacity(cli.iters);
-    let mut host_s = 0.0;
-    for it in 0..cli.iters + 10 {
-        let logits = logits_at(it)?;
-        let t = std::time::Instant::now();
-        e0.record(&stream)?;
-        sampler.sample(&logits, &params, &mut out, &cfg.opts)?;
-        e1.record(&stream)?;
-        host_s += t.elapsed().as_secs_f64();
-        e1.synchronize()?;
-        if it >= 10 {
-            times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
-        }
-    }
-    // Queued: zero fills that keep the stream busy for twice the host's time
-    // to queue every call (its time a call above), then the calls back to
-    // back, each between its own events. `host_ahead` says whether the fills
-    // were still running when the last call was queued.
-    let per_call_us = host_s * 1e6 / (cli.iters + 10) as f64;
-    let fills =
-        ((2.0 * cli.iters as f64 * per_call_us / pool.delay_us).ceil() as usize).clamp(1, 64);
-    let pairs = (0..cli.iters)
-        .map(|_| -> Result<_> {
-            let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-            Ok((ctx.new_event(flag)?, ctx.new_event(flag)?))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    for _ in 0..fills {
-        stream.memset_zeros(&mut pool.delay)?;
-    }
-    let gate = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-    gate.record(&stream)?;
-    for (it, (q0, q1)) in pairs.iter().enumerate() {
-        let logits = logits_at(cli.iters + 10 + it)?;
-        q0.record(&stream)?;
-        sampler.sample(&logits, &params, &mut out, &cfg.opts)?;
-        q1.record(&stream)?;
-    }
-    let host_ahead = !gate.try_is_complete()?;
-    stream.synchronize()?;
-    let mut queued = pairs
-        .iter()
-        .map(|(q0, q1)| Ok(f64::from(q0.elapsed_ms(q1)?) * 1e3))
-        .collect::<Result<Vec<f64>>>()?;
-    queued.sort_by(|a, b| a.total_cmp(b));
+    let CallTimes {
+        per_call: times,
+        queued,
+        host_ahead,
+    } = time_calls(
+        &ctx,
+        &stream,
+        pool,
+        cli.iters,
+        |it| Ok(logits_at(it)?),
+        |logits| {
+            sampler.sample(&logits, &params, &mut out, &cfg.opts)?;
+            Ok(())
+        },
+    )?;
     let got = out.download(&stream)?; // surfaces any kernel fault
     let ok_rows = got
         .iter()
         .filter(|o| o.status == tailrace_model::RowStatus::Ok)
         .count();
-    times.sort_by(|a, b| a.total_cmp(b));
     let q = |f: f64| quantile(&times, f);
     let floor = batch_bytes as f64 / bw * 1e6;
     let t = Timing {
@@ -2425,46 +2460,11 @@ fn empty_kernel(sampler: &Sampler, pool: &mut Pool, cli: &Cli) -> Result<EmptyKe
         unsafe { stream.launch_builder(&f).launch(cfg) }?;
         Ok(())
     };
-    let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let (e0, e1) = (ctx.new_event(flag)?, ctx.new_event(flag)?);
-    let mut times = Vec::with_capacity(cli.iters);
-    let mut host_s = 0.0;
-    for it in 0..cli.iters + 10 {
-        let t = std::time::Instant::now();
-        e0.record(&stream)?;
-        launch()?;
-        e1.record(&stream)?;
-        host_s += t.elapsed().as_secs_f64();
-        e1.synchronize()?;
-        if it >= 10 {
-            times.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
-        }
-    }
-    times.sort_by(|a, b| a.total_cmp(b));
-    // Queued as in time_cfg: zero fills that outlast the host's queueing.
-    let per_call_us = host_s * 1e6 / (cli.iters + 10) as f64;
-    let fills =
-        ((2.0 * cli.iters as f64 * per_call_us / pool.delay_us).ceil() as usize).clamp(1, 64);
-    let pairs = (0..cli.iters)
-        .map(|_| Ok((ctx.new_event(flag)?, ctx.new_event(flag)?)))
-        .collect::<Result<Vec<_>>>()?;
-    for _ in 0..fills {
-        stream.memset_zeros(&mut pool.delay)?;
-    }
-    let gate = ctx.new_event(flag)?;
-    gate.record(&stream)?;
-    for (q0, q1) in &pairs {
-        q0.record(&stream)?;
-        launch()?;
-        q1.record(&stream)?;
-    }
-    let host_ahead = !gate.try_is_complete()?;
-    stream.synchronize()?;
-    let mut queued = pairs
-        .iter()
-        .map(|(q0, q1)| Ok(f64::from(q0.elapsed_ms(q1)?) * 1e3))
-        .collect::<Result<Vec<f64>>>()?;
-    queued.sort_by(|a, b| a.total_cmp(b));
+    let CallTimes {
+        per_call: times,
+        queued,
+        host_ahead,
+    } = time_calls(&ctx, &stream, pool, cli.iters, |_| Ok(()), |()| launch())?;
     let e = EmptyKernel {
         per_call_us: quantile(&times, 0.5),
         queued_us: quantile(&queued, 0.5),
