@@ -1065,19 +1065,54 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
 #ifndef TR_TOPP_COUNT_POL
 #define TR_TOPP_COUNT_POL 2
 #endif
-// Units a thread of a bf16 histogram block without a first pass copies into
-// shared memory as it scans them, so that its count reads them there and not
-// from L2 again, where its chunk has at most that many a thread and the
-// launch (of tr_topp_hist_stage_bf16) gave it the room for them (B <= 16 at
-// V = 131072 on the H200: 4 units a thread, 16 KiB; the host's
-// TOPP_STAGE_UNITS). 0: the count reads the chunk again (a timing variant;
-// the same results).
+// Most units a thread of a bf16 histogram block without a first pass copies
+// into shared memory (cp.async, all of them in flight at once) and scans
+// there, so that its count reads them there too and not from L2 again, where
+// its chunk has at most that many a thread and the launch (of
+// tr_topp_hist_stage_bf16) gave it the room for them (the host's
+// TOPP_STAGE_UNITS and launch::topp_stage_smem: B <= 64 at V = 131072 on the
+// H200, 16 units a thread and 64 KiB at B = 64). 0: the scan loads its chunk
+// and the count reads it again (a timing variant; the same results).
 #ifndef TR_TOPP_STAGE
-#define TR_TOPP_STAGE 4
+#define TR_TOPP_STAGE 16
 #endif
+// Units of one cp.async group of the staging: the scan takes a group's units
+// as soon as they have landed, while the later groups are in flight.
+#define TR_TOPP_STAGE_GROUP 4
 // The staging area's byte offset from the tables' base: past the first table,
 // 16-byte aligned (the host's TOPP_STAGE_AT).
 #define TR_TOPP_STAGE_AT ((((TR_TOPP_VALUES + 1) * 4) + 15) & ~15u)
+// A 16-byte copy into shared memory (cp.async, bypassing L1) with the L2
+// priority POL of tr_ldg16; and a wait for all but at most n of this
+// thread's committed groups (n clamped to 3).
+template <int POL>
+__device__ __forceinline__ void tr_cp16_pol(u32 saddr, const void* g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (POL == 0) {
+        tr_cp16(saddr, g);
+        return;
+    }
+    u64 pol;
+    if (POL == 1)
+        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    else
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(saddr), "l"(g), "l"(pol)
+                 : "memory");
+#else
+    tr_cp16(saddr, g);
+#endif
+}
+__device__ __forceinline__ void tr_cp_wait_upto(u32 n) {
+    if (n == 0)
+        tr_cp_wait<0>();
+    else if (n == 1)
+        tr_cp_wait<1>();
+    else if (n == 2)
+        tr_cp_wait<2>();
+    else
+        tr_cp_wait<3>();
+}
 
 // Thread block clusters (sm_90): a row's histogram blocks as one cluster
 // (A.topp_own_max with A.nchunks > 1; the host launches them so). Every
@@ -1462,36 +1497,42 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         Acc acc = tr_acc_empty();
         // Whole aligned units, at most TR_TOPP_STAGE a thread, one segment
         // (a row of many chunks), and the room the host gave for them.
-        staged = STAGE && TR_TOPP_STAGE > 0 && A.nchunks > 1 && al &&
-                 uhi - ulo <= (i64)TR_TOPP_STAGE * blockDim.x && uhi * 8 <= (i64)A.vocab &&
-                 tr_dyn_smem_bytes() >= TR_TOPP_STAGE_AT + TR_TOPP_STAGE * blockDim.x * 16;
+        const u32 per = (u32)((uhi - ulo + blockDim.x - 1) / blockDim.x);
+        staged = STAGE && TR_TOPP_STAGE > 0 && A.nchunks > 1 && al && per <= (u32)TR_TOPP_STAGE &&
+                 uhi * 8 <= (i64)A.vocab && tr_dyn_smem_bytes() >= TR_TOPP_STAGE_AT + per * blockDim.x * 16;
         if (staged) {
-            // The loads first; the table (the map's entries are not known
-            // yet, so all of it) and the middle list's count cleared while
-            // they are in flight (tr_topp_own_max's barriers order both
-            // before the count); then each unit into the staging area and
-            // the scan.
+            // Every copy issued first, in groups of TR_TOPP_STAGE_GROUP units
+            // (unit k of this thread to slot k * blockDim.x + threadIdx.x),
+            // with the scan's L2 priority; the table (the map's entries are
+            // not known yet, so all of it) and the middle list's count
+            // cleared while they are in flight (tr_topp_own_max's barriers
+            // order both before the count); then each group scanned once it
+            // has landed. A thread reads back only its own copies, so
+            // cp.async.wait_group is the only wait.
             u32 fit;
             u32* const h_cnt = tr_topp_tables(fit);
-            uint4* const stage = (uint4*)((char*)h_cnt + TR_TOPP_STAGE_AT);
-            uint4 v[TR_TOPP_STAGE > 0 ? TR_TOPP_STAGE : 1];
-#pragma unroll
-            for (int k = 0; k < TR_TOPP_STAGE; k++) {
+            const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
+            const u32 stage32 = (u32)__cvta_generic_to_shared(stage);
+            const u32 groups = (per + TR_TOPP_STAGE_GROUP - 1) / TR_TOPP_STAGE_GROUP;
+            for (u32 k = 0; k < per; k++) {
                 const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
-                v[k] = u < uhi ? tr_ldg16<TR_TOPP_COUNT_POL>((const uint4*)(xrow + u * 8)) : make_uint4(0, 0, 0, 0);
+                if (u < uhi) tr_cp16_pol<TR_TOPP_SCAN_POL>(stage32 + (k * blockDim.x + threadIdx.x) * 16, xrow + u * 8);
+                if (k % TR_TOPP_STAGE_GROUP == TR_TOPP_STAGE_GROUP - 1 || k + 1 == per) tr_cp_commit();
             }
             for (u32 e = threadIdx.x; e <= NB; e += blockDim.x) h_cnt[e] = 0;
             if (threadIdx.x == 0) s_nmid = 0;
             ScanAcc<1, false> sa;
-#pragma unroll
-            for (int k = 0; k < TR_TOPP_STAGE; k++) {
-                const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
-                if (u < uhi) {
-                    stage[k * blockDim.x + threadIdx.x] = v[k];
-                    RawA<1, false> r;
-                    r.x.v0 = v[k];
-                    r.x.v1 = make_uint4(0, 0, 0, 0);
-                    sa.take(r, u);
+            for (u32 g = 0; g < groups; g++) {
+                tr_cp_wait_upto(groups - 1 - g);
+                const u32 k1 = min(per, (g + 1) * TR_TOPP_STAGE_GROUP);
+                for (u32 k = g * TR_TOPP_STAGE_GROUP; k < k1; k++) {
+                    const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+                    if (u < uhi) {
+                        RawA<1, false> r;
+                        r.x.v0 = stage[k * blockDim.x + threadIdx.x];
+                        r.x.v1 = make_uint4(0, 0, 0, 0);
+                        sa.take(r, u);
+                    }
                 }
             }
             sa.into(acc);
@@ -1593,8 +1634,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 // One segment (a row of many chunks): the units its scan
                 // staged, each thread its own.
                 const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
-#pragma unroll
-                for (int k = 0; k < TR_TOPP_STAGE; k++) {
+                const u32 per = (u32)((uhi - ulo + blockDim.x - 1) / blockDim.x);
+#pragma unroll 2
+                for (u32 k = 0; k < per; k++) {
                     const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
                     if (u < uhi) {
                         Raw8 r;

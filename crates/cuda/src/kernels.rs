@@ -305,7 +305,7 @@ pub struct Kernels {
     /// last block, the bin holding the cut (kernels/topp.cu).
     pub topp_hist: [CudaFunction; 3],
     /// `tr_topp_hist_stage_bf16`: `topp_hist[1]` that stages a short chunk
-    /// in shared memory for its count (`launch::topp_stages`).
+    /// in shared memory for its count (`launch::topp_stage_smem`).
     pub topp_hist_stage: CudaFunction,
     /// `tr_topp_gather_{f32,bf16,f16}`: that bin's elements and, in a row's
     /// last block, the cut inside the bin.
@@ -434,10 +434,13 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     }
     // The bf16 top-p histogram's count tables (dynamic shared memory) may
     // pass the 48 KiB a launch gets without an opt-in.
-    for f in [&k.topp_hist[1], &k.topp_hist_stage] {
+    for (f, bytes) in [
+        (&k.topp_hist[1], crate::launch::TOPP_HIST_SMEM_MAX),
+        (&k.topp_hist_stage, crate::launch::TOPP_STAGE_SMEM_MAX),
+    ] {
         f.set_attribute(
             sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            crate::launch::TOPP_HIST_SMEM_MAX as i32,
+            bytes as i32,
         )
         .ctx("allowing the top-p histogram its shared memory")?;
     }

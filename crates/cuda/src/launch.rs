@@ -185,34 +185,40 @@ pub const TOPP_SEG_TABLES: u64 = 3;
 /// shared memory: `TR_TOPP_VALUES + 1` counts of 4 bytes).
 pub const TOPP_TABLE_BYTES: u32 = (TOPP_VALUES as u32 + 1) * 4;
 
-/// Units (8 logits each) a thread of a bf16 top-p histogram block stages in
-/// shared memory as its scan reads them, so that its count takes them from
-/// there and does not read its chunk again (`TR_TOPP_STAGE` in the kernels):
-/// in a batch without a first pass whose row chunks have at most this many
-/// units a thread of 256 (B <= 16 at V = 131072 on an H200). Measured on the
-/// H200 (docs/cuda-notes.md, run 28): top-p 0.9 at B = 1 queued 34.7 -> 31.3 us.
-pub const TOPP_STAGE_UNITS: u32 = 4;
+/// Most units (8 logits each) a thread of a bf16 top-p histogram block
+/// stages in shared memory (`TR_TOPP_STAGE` in the kernels): the block copies
+/// its chunk there with all its copies in flight at once, scans it there and
+/// counts it from there, without reading it again. In a batch without a
+/// first pass whose row chunks have at most this many units a thread of 256
+/// (B <= 64 at V = 131072 on an H200). Measured on the H200
+/// (docs/cuda-notes.md, run 28): top-p 0.9 at B = 1 queued 34.7 -> 31.3 us
+/// with 4 units a thread; run 30 took the staging to 16.
+pub const TOPP_STAGE_UNITS: u32 = 16;
 
 /// Byte offset of a histogram block's staged units: past its first count
 /// table, 16-byte aligned (`TR_TOPP_STAGE_AT`).
 pub const TOPP_STAGE_AT: u32 = TOPP_TABLE_BYTES.next_multiple_of(16);
 
-/// Dynamic shared memory of a histogram block that stages its units: one
-/// count table and [`TOPP_STAGE_UNITS`] units of 16 bytes for each of its
-/// 256 threads.
-pub const TOPP_STAGE_SMEM: u32 = TOPP_STAGE_AT + TOPP_STAGE_UNITS * 256 * 16;
-// One table, then 16 KiB of units, 16-byte aligned right after the table.
+/// Most dynamic shared memory a histogram block that stages its units asks
+/// for: one count table and [`TOPP_STAGE_UNITS`] units of 16 bytes for each
+/// of its 256 threads (80 KiB; two such blocks and their static shared
+/// memory fit a multiprocessor of 228 KiB).
+pub const TOPP_STAGE_SMEM_MAX: u32 = TOPP_STAGE_AT + TOPP_STAGE_UNITS * 256 * 16;
+// One table, then the units, 16-byte aligned right after the table.
 const _: () = assert!(TOPP_STAGE_AT % 16 == 0 && TOPP_STAGE_AT >= TOPP_TABLE_BYTES);
 const _: () = assert!(TOPP_STAGE_AT < TOPP_TABLE_BYTES + 16);
-const _: () = assert!(TOPP_STAGE_SMEM - TOPP_STAGE_AT == 16 * 1024);
+const _: () = assert!(2 * (TOPP_STAGE_SMEM_MAX + 7 * 1024) <= 228 * 1024);
 
-/// Whether a histogram block of a batch without a first pass stages its
-/// chunk of `chunk_len` logits (a row of `nchunks` chunks): a row of many
-/// chunks, each at most [`TOPP_STAGE_UNITS`] units a thread. The kernel
-/// stages where it is also given [`TOPP_STAGE_SMEM`] bytes and the row is
-/// 16-byte aligned.
-pub fn topp_stages(nchunks: u32, chunk_len: u32) -> bool {
-    nchunks > 1 && u64::from(chunk_len).div_ceil(8) <= u64::from(TOPP_STAGE_UNITS) * 256
+/// The dynamic shared memory of a histogram block of a batch without a first
+/// pass that stages its chunk of `chunk_len` logits (a row of `nchunks`
+/// chunks), or `None` where it does not stage: a row of many chunks, each at
+/// most [`TOPP_STAGE_UNITS`] units a thread. The room is one count table and
+/// the chunk's units a thread (rounded up) for each of 256 threads. The
+/// kernel stages where it is given this room and the row is 16-byte aligned.
+pub fn topp_stage_smem(nchunks: u32, chunk_len: u32) -> Option<u32> {
+    let per = u64::from(chunk_len).div_ceil(8).div_ceil(256);
+    (nchunks > 1 && per <= u64::from(TOPP_STAGE_UNITS))
+        .then(|| TOPP_STAGE_AT + per as u32 * 256 * 16)
 }
 
 /// Most dynamic shared memory a bf16 top-p histogram block asks for
@@ -223,9 +229,8 @@ pub fn topp_stages(nchunks: u32, chunk_len: u32) -> bool {
 pub const TOPP_HIST_SMEM_MAX: u32 = TOPP_SEG_TABLES as u32 * TOPP_TABLE_BYTES;
 // Four blocks of the histogram (its bounds) with this and under 7 KiB of
 // static shared memory each (6,048 bytes for sm_90) stay within an H200
-// multiprocessor's 228 KiB; a staging block asks for less.
+// multiprocessor's 228 KiB.
 const _: () = assert!(4 * (TOPP_HIST_SMEM_MAX + 7 * 1024) <= 228 * 1024);
-const _: () = assert!(TOPP_STAGE_SMEM <= TOPP_HIST_SMEM_MAX);
 
 /// Units of a histogram segment of a bf16 top-p row that is one chunk of
 /// `units` units (0: none): [`TOPP_SEG_TABLES`] segments. Rows shorter
@@ -704,20 +709,35 @@ mod tests {
             (1, true),
             (8, true),
             (16, true),
-            (32, false),
-            (64, false),
+            (32, true),
+            (64, true),
+            (128, false),
             (256, false),
         ] {
             let auto = Geometry::new(&d, rows, 131072, 132).unwrap().topp_nchunks;
             let c = topp_cluster_blocks(&d, rows, auto, 132);
             let (n, len) = split(131072, u64::from(c)).unwrap();
-            assert_eq!(topp_stages(n as u32, len as u32), want, "B = {rows}");
+            assert_eq!(
+                topp_stage_smem(n as u32, len as u32).is_some(),
+                want,
+                "B = {rows}"
+            );
         }
-        // Exactly 4 units a thread of 256 stage, one more does not; a row of
-        // one chunk never does (its block may count in segments).
-        assert!(topp_stages(2, 8 * 1024));
-        assert!(!topp_stages(2, 8 * 1024 + 1));
-        assert!(!topp_stages(1, 64));
+        // The room: the table, then 16 bytes a unit for each of 256 threads,
+        // the units a thread rounded up. Exactly 16 units a thread of 256
+        // stage, one more does not; a row of one chunk never does (its block
+        // may count in segments).
+        assert_eq!(
+            topp_stage_smem(16, 8 * 1024),
+            Some(TOPP_STAGE_AT + 4 * 4096)
+        );
+        assert_eq!(
+            topp_stage_smem(2, 8 * 1024 + 1),
+            Some(TOPP_STAGE_AT + 5 * 4096)
+        );
+        assert_eq!(topp_stage_smem(4, 32 * 1024), Some(TOPP_STAGE_SMEM_MAX));
+        assert_eq!(topp_stage_smem(2, 32 * 1024 + 1), None);
+        assert_eq!(topp_stage_smem(1, 64), None);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 use crate::error::{CudaError, DriverContext, Result};
 use crate::kernels::{self, Kernels};
 use crate::launch::{
-    split, topp_cluster_blocks, topp_late_trigger, topp_stages, Geometry, LaunchOptions,
-    SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_STAGE_SMEM,
+    split, topp_cluster_blocks, topp_late_trigger, topp_stage_smem, Geometry, LaunchOptions,
+    SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_STAGE_AT,
     TOPP_TABLE_BYTES,
 };
 use crate::params::DeviceParams;
@@ -286,6 +286,13 @@ struct Workspace {
     /// Whether the last call's race settled pending top-p cuts
     /// ([`Sampler::last_pending_topp`]).
     last_pend: bool,
+    /// Units a thread the last call's histogram blocks were given room to
+    /// stage, 0 for none ([`Sampler::last_staged_units`]).
+    last_stage_units: u32,
+    /// The staging the last call considered: units a thread, and clusters
+    /// of its rows resident at once with that room
+    /// ([`Sampler::last_stage_fit`]).
+    last_stage_fit: Option<(u32, u32)>,
 }
 
 /// The cuts of row records (`RowState` of `kernels/sample.cu`, little-endian:
@@ -321,9 +328,10 @@ pub struct Sampler {
     /// Blocks of a specialized pass kernel's default build resident on one
     /// SM, by (build, dtype code, block threads, dynamic shared memory).
     resident: HashMap<(PassBuild, usize, u32, u32), u32>,
-    /// Whether the bf16 top-p histogram launches in clusters of so many
-    /// blocks on this device (the driver's answer, cached).
-    cluster_fits: HashMap<u32, bool>,
+    /// Clusters of the bf16 top-p histogram resident at once on this
+    /// device, by blocks a cluster and staging bytes (the driver's answer,
+    /// cached; 0: such clusters are not launched).
+    cluster_fits: HashMap<(u32, Option<u32>), u32>,
 }
 
 /// The specialized pass kernels that have a build with fewer registers for
@@ -629,12 +637,29 @@ impl Sampler {
         // Plain stream order keeps the first pass: clusters have only been
         // launched together with programmatic dependent launch on a device
         // (docs/cuda-notes.md, run 26).
-        let own_max = pend
-            && params.all_topp()
-            && !opts.first_pass_always
-            && pdl
-            && self.clusters_launch(topp_nchunks)?;
+        // Rows of short chunks stage them (launch::topp_stage_smem) where the
+        // device keeps every row's cluster resident at once with the
+        // staging's shared memory; else the build without it. (At B = 64 on
+        // the H200, 80 KiB blocks in clusters of 4 did not all fit: the
+        // histogram ran in two waves, top-p 0.9 63.6 -> 76.1 us per call;
+        // docs/cuda-notes.md, run 30.)
+        let mut stage_smem = topp_stage_smem(topp_nchunks, topp_chunk_len);
+        self.ws.last_stage_fit = None;
+        let own_max = pend && params.all_topp() && !opts.first_pass_always && pdl && {
+            if let Some(bytes) = stage_smem {
+                let n = self.max_clusters(topp_nchunks, stage_smem)?;
+                self.ws.last_stage_fit = Some(((bytes - TOPP_STAGE_AT) / (256 * 16), n));
+                if (n as usize) < rows {
+                    stage_smem = None;
+                }
+            }
+            self.max_clusters(topp_nchunks, stage_smem)? > 0
+        };
         self.ws.last_own_max = own_max;
+        self.ws.last_stage_units = match stage_smem {
+            Some(bytes) if own_max => (bytes - TOPP_STAGE_AT) / (256 * 16),
+            _ => 0,
+        };
         if !own_max {
             (topp_nchunks, topp_chunk_len) = (g.topp_nchunks, g.topp_chunk_len);
         }
@@ -667,10 +692,11 @@ impl Sampler {
             // bf16 rows count values in dynamic shared memory (one table,
             // or one a segment); f32/f16 rows bin in static memory.
             // Batches without a first pass whose chunks are short stage
-            // them for the count (launch::topp_stages), in their own build.
-            let stage = own_max && topp_stages(topp_nchunks, topp_chunk_len);
-            let hist_smem = if stage {
-                TOPP_STAGE_SMEM
+            // them for the scan and the count (launch::topp_stage_smem), in
+            // their own build.
+            let stage = own_max && stage_smem.is_some();
+            let hist_smem = if let (true, Some(bytes)) = (stage, stage_smem) {
+                bytes
             } else if pend {
                 TOPP_TABLE_BYTES
             } else if logits.dtype == Dtype::Bf16 {
@@ -715,38 +741,51 @@ impl Sampler {
         Ok(())
     }
 
-    /// Whether the bf16 top-p histogram can run a row as one cluster of
-    /// `blocks` blocks here: thread block clusters need compute capability
-    /// 9.0 (the devices that also have programmatic dependent launch), more
-    /// than 8 blocks the non-portable opt-in, and the driver must place at
-    /// least one such cluster. One block needs no cluster.
-    fn clusters_launch(&mut self, blocks: u32) -> Result<bool> {
+    /// How many clusters of `blocks` blocks of the bf16 top-p histogram the
+    /// device keeps resident at once (the driver's answer, cached), 0 where
+    /// it cannot run a row as one such cluster: thread block clusters need
+    /// compute capability 9.0 (the devices that also have programmatic
+    /// dependent launch), more than 8 blocks the non-portable opt-in, and the
+    /// driver must place at least one. Asked of the build and the shared
+    /// memory the launch will take: the staging build with `stage_smem` bytes
+    /// a block where given, else the build without it. One block needs no
+    /// cluster (`u32::MAX`).
+    fn max_clusters(&mut self, blocks: u32, stage_smem: Option<u32>) -> Result<u32> {
         if !self.pdl {
-            return Ok(false);
+            return Ok(0);
         }
         if blocks <= 1 {
-            return Ok(true);
+            return Ok(u32::MAX);
         }
-        if let Some(&fits) = self.cluster_fits.get(&blocks) {
-            return Ok(fits);
+        let key = (blocks, stage_smem);
+        if let Some(&n) = self.cluster_fits.get(&key) {
+            return Ok(n);
         }
         // Both builds of the bf16 histogram (one stages its chunks) launch
-        // such clusters; the staging one asks for more shared memory, so the
-        // driver is asked about it.
-        let f = &self.kernels.topp_hist_stage;
+        // such clusters; the driver is asked about the one this launch takes.
+        let (f, smem) = match stage_smem {
+            Some(bytes) => (&self.kernels.topp_hist_stage, bytes),
+            None => (
+                &self.kernels.topp_hist[Dtype::Bf16.code() as usize],
+                TOPP_TABLE_BYTES,
+            ),
+        };
         if blocks > 8
-            && [&self.kernels.topp_hist[Dtype::Bf16.code() as usize], f]
-                .iter()
-                .any(|f| {
-                    f.set_attribute(
-                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                        1,
-                    )
-                    .is_err()
-                })
+            && [
+                &self.kernels.topp_hist[Dtype::Bf16.code() as usize],
+                &self.kernels.topp_hist_stage,
+            ]
+            .iter()
+            .any(|f| {
+                f.set_attribute(
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                    1,
+                )
+                .is_err()
+            })
         {
-            self.cluster_fits.insert(blocks, false);
-            return Ok(false);
+            self.cluster_fits.insert(key, 0);
+            return Ok(0);
         }
         // SAFETY: an all-zero launch attribute is a valid value of the union;
         // the cluster dimension is set below.
@@ -762,8 +801,7 @@ impl Sampler {
             blockDimX: 256,
             blockDimY: 1,
             blockDimZ: 1,
-            // The most a block of such a cluster asks for (staging).
-            sharedMemBytes: TOPP_STAGE_SMEM,
+            sharedMemBytes: smem,
             hStream: self.stream.cu_stream(),
             attrs: &mut attr,
             numAttrs: 1,
@@ -772,12 +810,14 @@ impl Sampler {
         self.ctx.bind_to_thread().ctx("binding the context")?;
         // SAFETY: `config` and `attr` outlive the call, which only reads
         // them; `n` is a valid place for the answer.
-        let fits = unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &config) }
+        let n = match unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &config) }
             .result()
-            .is_ok()
-            && n > 0;
-        self.cluster_fits.insert(blocks, fits);
-        Ok(fits)
+        {
+            Ok(()) => n.max(0) as u32,
+            Err(_) => 0,
+        };
+        self.cluster_fits.insert(key, n);
+        Ok(n)
     }
 
     /// Whether this device launches thread block clusters (compute
@@ -799,6 +839,25 @@ impl Sampler {
     /// found the rows' records). For checks that must know the path ran.
     pub fn last_skipped_first_pass(&self) -> bool {
         self.ws.last_own_max
+    }
+
+    /// Units a thread that the last [`Sampler::sample`] call's histogram
+    /// blocks were given room to stage in shared memory (a batch without a
+    /// first pass whose rows' chunks are short: launch::topp_stage_smem), 0
+    /// where it staged none. A block of a row that is not 16-byte aligned,
+    /// or the chunk holding a row's partial last unit, loads instead. For
+    /// checks that must know the path ran.
+    pub fn last_staged_units(&self) -> u32 {
+        self.ws.last_stage_units
+    }
+
+    /// The staging the last [`Sampler::sample`] call considered for a batch
+    /// without a first pass: units a thread, and how many clusters of a
+    /// row's histogram blocks the device keeps resident at once with that
+    /// room (the driver's answer). It stages only where every row's cluster
+    /// fits at once; `None` where no staging was considered.
+    pub fn last_stage_fit(&self) -> Option<(u32, u32)> {
+        self.ws.last_stage_fit
     }
 
     /// Whether a launch of `blocks` blocks of `build` (its default build) has

@@ -357,9 +357,14 @@ fn run(cli: &Cli) -> Result<bool> {
         }
         let got = out.download(&stream)?;
         println!(
-            "bench done: {} rows, first token {:?}",
+            "bench done: {} rows, first token {:?}; last call: first pass {}, pending top-p cuts {}, \
+             histogram staging {} units a thread (considered, units and resident clusters: {:?})",
             got.len(),
-            got.first()
+            got.first(),
+            if sampler.last_skipped_first_pass() { "skipped" } else { "run" },
+            sampler.last_pending_topp(),
+            sampler.last_staged_units(),
+            sampler.last_stage_fit()
         );
         return Ok(true);
     }
@@ -991,6 +996,9 @@ fn check_group(
     let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
     let (mut cut_rows, mut cut_mismatches) = (0u64, 0u64);
     let (mut own, mut alt_rows, mut pending) = (0u64, 0u64, 0u64);
+    // Batches whose histogram staged its chunks, and the most units a
+    // thread among them.
+    let (mut staged, mut staged_max) = (0u64, 0u32);
     let mut errors: Vec<String> = Vec::new();
     // A batch that ran without a first pass (its histogram blocks found the
     // rows' records, one cluster a row) runs again under two of these,
@@ -1040,6 +1048,9 @@ fn check_group(
         match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
             (Ok(c), Ok(gv)) => {
                 pending += u64::from(sampler.last_pending_topp());
+                let units = sampler.last_staged_units();
+                staged += u64::from(units > 0);
+                staged_max = staged_max.max(units);
                 let (n, bad) = compare_cuts(sampler, b)?;
                 cut_rows += n;
                 cut_mismatches += bad;
@@ -1088,8 +1099,8 @@ fn check_group(
     let ok = mismatches == 0 && errors.is_empty() && located > 0 && cut_mismatches == 0 && own_ok;
     let summary = format!(
         "{rows} rows in {batches} batches ({located} {shape}; {pending} with pending top-p cuts, \
-         {own} without a first pass, \
-         run again under other options: {alt_rows} more rows): {mismatches} mismatches, {} errors; \
+         {own} without a first pass, {staged} of them staging their chunks (up to {staged_max} \
+         units a thread), run again under other options: {alt_rows} more rows): {mismatches} mismatches, {} errors; \
          cuts of the top-p kernels: {cut_rows} compared, {cut_mismatches} differ; {:.1}s",
         errors.len(),
         t0.elapsed().as_secs_f64()
@@ -1099,7 +1110,8 @@ fn check_group(
         ok,
         json!({"summary": summary, "rows": rows, "batches": batches, "located": located,
             "mismatches": mismatches, "cut_rows": cut_rows, "cut_mismatches": cut_mismatches,
-            "pending_batches": pending, "without_first_pass": own, "alt_rows": alt_rows, "errors": errors, "ok": ok}),
+            "pending_batches": pending, "without_first_pass": own, "staged_batches": staged,
+             "staged_units_max": staged_max, "alt_rows": alt_rows, "errors": errors, "ok": ok}),
     ))
 }
 
