@@ -1264,6 +1264,25 @@ __device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u3
 // eight for each of its 256 threads (TR_TOPP_BOUNDS).
 #define TR_TOPP_CSEL_PER 8u
 static_assert(TR_TOPP_VALUES <= 2u * 256u * TR_TOPP_CSEL_PER, "a cluster select's share fits");
+// Masses of a thread's run in tr_topp_cluster_select computed side by side
+// (a divisor of TR_TOPP_CSEL_PER; 1: one call after another, the shape
+// before run 30, a timing variant with the same results).
+#ifndef TR_TOPP_CSEL_ILP
+#define TR_TOPP_CSEL_ILP 4u
+#endif
+// Runs of at least this many entries (clusters of at most four blocks:
+// B >= 64 at V = 131072 on the H200): tr_topp_cluster_select adds its
+// chunk's middle masses by warp sums in shared slots; shorter runs, or 0:
+// each thread adds its own with a 128-bit shared atomic (two 64-bit
+// atomicAdds, each a compare-and-swap loop in the SASS, most of the block's
+// threads on one address; the shape before run 30, a timing variant with
+// the same results). Measured on the H200 (docs/cuda-notes.md, run 30):
+// top-p 0.9 B = 64 63.5 -> 60.8 us per call, B = 256 115.9 -> 111.6; at B <=
+// 32 the warp sums read 0.9-1.2 us slower per call.
+#ifndef TR_TOPP_CSEL_MID_WARP
+#define TR_TOPP_CSEL_MID_WARP 4u
+#endif
+static_assert(TR_TOPP_CSEL_PER % TR_TOPP_CSEL_ILP == 0, "TR_TOPP_CSEL_ILP divides the run");
 
 // One element's mass of value entry e, as a call: the select below evaluates
 // it in a few places, and its code runs cold (once a row).
@@ -1304,6 +1323,7 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     // middle elements' masses (lo, hi each).
     __shared__ u64 s_share[TR_TOPP_CLUSTER_MAX][4];
     __shared__ u64 s_mid_lo, s_mid_hi;       // this chunk's middle masses
+    __shared__ u64 s_wmid[TR_MAX_WARPS][2];  // ... by warp (TR_TOPP_CSEL_MID_WARP)
     __shared__ u32 s_walk[TR_TOPP_CSEL_PER];  // the counts of the run holding the target
     __shared__ u32 s_seg, s_pend;
     __shared__ u64 s_before_lo, s_before_hi;
@@ -1350,13 +1370,51 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
         if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) continue;
         msum += (u128)tr_top_p_mass(a, a_max, t);
     }
-    if (msum != 0) tr_atomic_add128(&s_mid_lo, &s_mid_hi, msum);
+    // Runs of TR_TOPP_CSEL_MID_WARP entries or more (the same in every
+    // thread of the block).
+    const bool wsum = TR_TOPP_CSEL_MID_WARP > 0 && per >= TR_TOPP_CSEL_MID_WARP;
+    if (wsum) {
+        // Each warp's sum into its slot (lane 31 of an inclusive scan); warp
+        // 0 adds the slots after the block scan's barriers.
+        const u128 w = tr_warp_scan_u128(msum);
+        if (lane == 31) {
+            s_wmid[warp][0] = (u64)w;
+            s_wmid[warp][1] = (u64)(w >> 64);
+        }
+    } else if (msum != 0) {
+        tr_atomic_add128(&s_mid_lo, &s_mid_hi, msum);
+    }
     u128 sum = 0;
+    if (TR_TOPP_CSEL_ILP > 1 && per >= TR_TOPP_CSEL_ILP) {
+        // Runs of at least TR_TOPP_CSEL_ILP entries (clusters of at most
+        // four blocks): the masses that many at a time, each group's
+        // binary64 chains side by side; every mass of a group is computed
+        // (entries past the run clamped to its first) and those without a
+        // count, the middle entry's and min-p's dropped ones masked to 0.
+        // Shorter runs take the calls: at B <= 16 (a run of one entry) the
+        // inlined groups measured 1.1 us slower per call, their cold code.
 #pragma unroll
-    for (u32 j = 0; j < TR_TOPP_CSEL_PER; j++) {
-        const u32 e = e0 + j;
-        if (j < n && e != M.np && c[j] != 0)
-            sum += (u128)c[j] * (u128)tr_topp_value_mass_call(e, M, a_max, t, min_p, mthr);
+        for (u32 j0 = 0; j0 < TR_TOPP_CSEL_PER; j0 += TR_TOPP_CSEL_ILP) {
+            if (j0 >= n) break;
+            u64 m[TR_TOPP_CSEL_ILP];
+#pragma unroll
+            for (u32 i = 0; i < TR_TOPP_CSEL_ILP; i++) {
+                const u32 j = j0 + i, e = j < n ? e0 + j : e0;
+                const double a = tr_topp_value(e, M);
+                const u64 v = tr_top_p_mass_inline(a, a_max, t);
+                const bool keep = j < n && e != M.np && c[j] != 0 && !(min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr));
+                m[i] = keep ? v : 0;
+            }
+#pragma unroll
+            for (u32 i = 0; i < TR_TOPP_CSEL_ILP; i++) sum += (u128)c[j0 + i] * (u128)m[i];
+        }
+    } else {
+#pragma unroll
+        for (u32 j = 0; j < TR_TOPP_CSEL_PER; j++) {
+            const u32 e = e0 + j;
+            if (j < n && e != M.np && c[j] != 0)
+                sum += (u128)c[j] * (u128)tr_topp_value_mass_call(e, M, a_max, t, min_p, mthr);
+        }
     }
     tr_phase(11);
     u128 part;
@@ -1367,8 +1425,11 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
         const u32 at = tr_cluster_peer(&s_share[chunk][0], lane);
         tr_cluster_st_u64(at, (u64)part);
         tr_cluster_st_u64(at + 8, (u64)(part >> 64));
-        tr_cluster_st_u64(at + 16, s_mid_lo);
-        tr_cluster_st_u64(at + 24, s_mid_hi);
+        u128 cm = ((u128)s_mid_hi << 64) | (u128)s_mid_lo;
+        if (wsum)
+            for (u32 w = 0; w < (blockDim.x >> 5); w++) cm += ((u128)s_wmid[w][1] << 64) | (u128)s_wmid[w][0];
+        tr_cluster_st_u64(at + 16, (u64)cm);
+        tr_cluster_st_u64(at + 24, (u64)(cm >> 64));
     }
     tr_cluster_arrive();
     tr_cluster_wait();
