@@ -1070,9 +1070,11 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
 // there, so that its count reads them there too and not from L2 again, where
 // its chunk has at most that many a thread and the launch (of
 // tr_topp_hist_stage_bf16) gave it the room for them (the host's
-// TOPP_STAGE_UNITS and launch::topp_stage_smem: B <= 64 at V = 131072 on the
-// H200, 16 units a thread and 64 KiB at B = 64). 0: the scan loads its chunk
-// and the count reads it again (a timing variant; the same results).
+// TOPP_STAGE_UNITS and launch::topp_stage_smem; the host stages only where
+// every row's cluster is resident at once with that room: B <= 32 at V =
+// 131072 on the H200, 8 units a thread and 32 KiB at B = 32). 0: the scan
+// loads its chunk and the count reads it again (a timing variant; the same
+// results).
 #ifndef TR_TOPP_STAGE
 #define TR_TOPP_STAGE 16
 #endif
@@ -1277,8 +1279,9 @@ static_assert(TR_TOPP_VALUES <= 2u * 256u * TR_TOPP_CSEL_PER, "a cluster select'
 // atomicAdds, each a compare-and-swap loop in the SASS, most of the block's
 // threads on one address; the shape before run 30, a timing variant with
 // the same results). Measured on the H200 (docs/cuda-notes.md, run 30):
-// top-p 0.9 B = 64 63.5 -> 60.8 us per call, B = 256 115.9 -> 111.6; at B <=
-// 32 the warp sums read 0.9-1.2 us slower per call.
+// top-p 0.9 B = 256 115.9 -> 111.6 and 117.5 -> 113.1 us per call in two
+// calls, B = 64 63.5 -> 60.8 in the first and no change in the second; at B
+// <= 32 the warp sums read 0.9-1.2 us slower per call.
 #ifndef TR_TOPP_CSEL_MID_WARP
 #define TR_TOPP_CSEL_MID_WARP 4u
 #endif

@@ -190,9 +190,11 @@ pub const TOPP_TABLE_BYTES: u32 = (TOPP_VALUES as u32 + 1) * 4;
 /// its chunk there with all its copies in flight at once, scans it there and
 /// counts it from there, without reading it again. In a batch without a
 /// first pass whose row chunks have at most this many units a thread of 256
-/// (B <= 64 at V = 131072 on an H200). Measured on the H200
-/// (docs/cuda-notes.md, run 28): top-p 0.9 at B = 1 queued 34.7 -> 31.3 us
-/// with 4 units a thread; run 30 took the staging to 16.
+/// (B <= 64 at V = 131072), where the device keeps every row's cluster
+/// resident at once with that room (the sampler asks the driver: on an H200
+/// B <= 32). Measured on the H200 (docs/cuda-notes.md, runs 28 and 30):
+/// top-p 0.9 at B = 1 queued 34.7 -> 31.3 us with 4 units a thread; B = 32
+/// 49.6 -> 48.2 us per call with 8.
 pub const TOPP_STAGE_UNITS: u32 = 16;
 
 /// Byte offset of a histogram block's staged units: past its first count
