@@ -60,7 +60,10 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// (`TR_TOPP_SELECT_UNROLL=1`), the f32/f16 top-p loops before run 29 (the
 /// mass as a call `TR_TOPP_MASS_INLINE=0`, one 128-bit sum a bin
 /// `TR_TOPP_SUM16=0`, the gather without float bounds
-/// `TR_TOPP_GATHER_PREFILTER=0`), the phase clock (`TR_PHASE_PRINT=1`) and the
+/// `TR_TOPP_GATHER_PREFILTER=0`), the bf16 histogram's staging and cluster
+/// select before run 30 (4 units or none staged `TR_TOPP_STAGE=4`, `=0`;
+/// the masses one call after another `TR_TOPP_CSEL_ILP=1u`; the middle
+/// masses by shared atomics `TR_TOPP_CSEL_MID_WARP=0`), the phase clock (`TR_PHASE_PRINT=1`) and the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
 /// cleanly, so a device run does not find out first.
 #[test]
@@ -90,6 +93,10 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_MASS_INLINE=0",
         "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
+        "TR_TOPP_STAGE=4",
+        "TR_TOPP_STAGE=0",
+        "TR_TOPP_CSEL_ILP=1u",
+        "TR_TOPP_CSEL_MID_WARP=0",
         "TR_PHASE_PRINT=1",
         "TR_TOPP_SELECT_TWICE=1",
     ] {
