@@ -23,8 +23,10 @@ struct RowState {
     u32 need_race;   // 1: a filter row whose race runs in phase 1
     u32 pad0;        // 1: the binned top-p path found the cut (the filter kernel skips the row);
                      // 2: it found the cut's value cut_a, and the race finds its index (topp.cu,
-                     // tr_topp_pend; the filter kernel skips the row too)
-    u32 pad1;        // pad0 = 2: the cut is the pad1-th element of value cut_a by index
+                     // tr_topp_pend; the filter kernel skips the row too);
+                     // 3: as 2, and the histogram raced the row (topp.cu,
+                     // tr_topp_race_settle: need_race 0, the token written)
+    u32 pad1;        // pad0 = 2, 3: the cut is the pad1-th element of value cut_a by index
 };
 
 // Must match `SampleArgs` in src/launch.rs field for field.

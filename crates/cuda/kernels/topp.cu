@@ -1105,6 +1105,12 @@ __device__ __forceinline__ void tr_cp16_pol(u32 saddr, const void* g) {
     tr_cp16(saddr, g);
 #endif
 }
+// A copy of N (4 or 8) bytes into shared memory (cp.async, through L1).
+template <int N>
+__device__ __forceinline__ void tr_cp_small(void* dst, const void* g) {
+    const u32 saddr = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(saddr), "l"(g), "n"(N) : "memory");
+}
 __device__ __forceinline__ void tr_cp_wait_upto(u32 n) {
     if (n == 0)
         tr_cp_wait<0>();
@@ -1177,12 +1183,13 @@ __device__ __forceinline__ u32 tr_cluster_ld_u32(u32 addr) {
 // a row of many chunks the caller opened a cluster barrier phase at the
 // kernel's start (tr_cluster_arrive_relaxed), whose wait here makes sure
 // every block has begun before any writes into another's shared memory.
-// Leaves the row's state in *s_st and returns whether the row goes on
+// Leaves the row's state in *s_st, the index of its maximum (the first in
+// index order) in *s_top where given, and returns whether the row goes on
 // (status 0). Every thread of the block calls it. Inlined: as a call it
 // made the histogram keep more across it (ptxas for sm_90: 156 bytes of
 // spill stores in tr_topp_hist_bf16 against 68 inlined, 92 without it).
 __device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u32 chunk, RowState* s_st,
-                                                const Acc& acc) {
+                                                u32* s_top, const Acc& acc) {
     // Slot c: chunk c's partial, written by that chunk's block (a row of
     // many chunks) or by this block (one chunk).
     __shared__ u64 s_part[TR_TOPP_CLUSTER_MAX][2];
@@ -1255,6 +1262,7 @@ __device__ __forceinline__ bool tr_topp_own_max(const SampleArgs& A, u32 row, u3
                 A.out_status[row] = status;
             }
             *s_st = r;
+            if (s_top != nullptr) *s_top = mi;
         }
     }
     __syncthreads();
@@ -1287,6 +1295,187 @@ static_assert(TR_TOPP_VALUES <= 2u * 256u * TR_TOPP_CSEL_PER, "a cluster select'
 #endif
 static_assert(TR_TOPP_CSEL_PER % TR_TOPP_CSEL_ILP == 0, "TR_TOPP_CSEL_ILP divides the run");
 
+// ---- The race in the histogram (TR_TOPP_RACE) ----
+//
+// A batch without a first pass whose rows run as one cluster each (the
+// cluster select below) races each exact-profile row in its histogram
+// blocks, so that the race kernel, which would read the row once more, has
+// nothing left to do for the rows they settle. The cut is not known while
+// the blocks count, but a lower bound of the winner's score is: the row's
+// first maximum (rank 1) is kept by every top-p and min-p cut, so the
+// winner's score is at least its exact score L0, which every block computes
+// once the row's maximum is known. Every element whose score's upper bound
+// reaches L0 is a survivor (the winner is one): the count tests each unit
+// as the race tests a candidate (its largest value against the cutoff of
+// its smallest lead's class, the cutoffs computed from L0 as the race's
+// are from its threshold), and a unit that passes tests its elements one
+// by one (tr_topp_survive), listing each survivor in the block's region of
+// the row's list in global memory (the bin list's place, which the race
+// kernel's pending lists take only after this kernel). The block that finds
+// the cut (its pending record: value v*, the q-th of the row's nstar
+// elements of that value by index) races the survivors the cut keeps for
+// sure: those above v*, and of value v* every one where q = nstar, else the
+// row's first maximum alone (tr_topp_race_settle). Were a survivor of value
+// v* that the cut may drop better than their best, only the cut's index,
+// which the race kernel finds, would tell: such a row stays pending, as does
+// a row whose block listed more survivors than its region holds, and a row
+// whose cut is not pending (its fallback). A settled row's record says so
+// (need_race 0, pad0 3: the cut's value and q are kept, its index is not
+// known) and the race kernel's blocks leave it. The same token as the race
+// kernel's: the winner of the same exact scores. tests/topp_race_model.rs
+// runs this algorithm on the host against the CPU model;
+// examples/topp_race_study.rs counts the survivors and exact scores it
+// takes on the benchmark's rows (docs/cuda-notes.md, run 31).
+// Off (0: the race kernel races every row) until a device has checked it
+// and timed it (run 31 was written without a device).
+#ifndef TR_TOPP_RACE
+#define TR_TOPP_RACE 0
+#endif
+// Units a thread of a racing block loads at once in the count (not staged).
+#ifndef TR_TOPP_RACE_UNITS
+#define TR_TOPP_RACE_UNITS 2
+#endif
+// Survivors a row's list holds (its bin list's words as u64), split evenly
+// between the row's blocks.
+#define TR_TOPP_SURV_ROW (TR_TOPP_CAP * 2u)
+// Warps of a histogram block (TR_TOPP_BOUNDS), each with its own cutoffs.
+#define TR_TOPP_WARPS 8u
+
+// The largest of each bf16 half (one instruction on sm_90); no NaN here.
+__device__ __forceinline__ u32 tr_max_bf16x2(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    u32 r;
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    const float a0 = __uint_as_float(a << 16), a1 = __uint_as_float(a & 0xffff0000u);
+    const float b0 = __uint_as_float(b << 16), b1 = __uint_as_float(b & 0xffff0000u);
+    return (((a1 >= b1) ? a : b) & 0xffff0000u) | (((a0 >= b0) ? a : b) & 0xffffu);
+#endif
+}
+
+// A block's region of its row's survivor list, and the region's size.
+__device__ __forceinline__ u32 tr_topp_surv_cap(const SampleArgs& A) { return TR_TOPP_SURV_ROW / A.nchunks; }
+__device__ __forceinline__ u64* tr_topp_surv_at(const SampleArgs& A, u32 row, u32 chunk) {
+    return A.topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_HIST_U64 + (u64)chunk * tr_topp_surv_cap(A);
+}
+
+// The survivors of a unit that passed the unit test (rare: cold code): each
+// element (value bits in w, lead from the unit's lead block lb) whose value
+// reaches the cutoff of its lead's class goes to the block's region as
+// (index, value bits, lead) in one word; the count n still rises past the
+// region's cap (the row is then left to the race kernel).
+__device__ __noinline__ void tr_topp_survive(const uint4 w, const uint4 lb, u32 u, const float* cut,
+                                             u64* list, u32 cap, u32* n) {
+#pragma unroll
+    for (u32 k = 0; k < 8; k++) {
+        const u32 x = tr_word(w, k >> 1), h = (k & 1) ? x >> 16 : x & 0xffffu;
+        const u32 lead = tr_lead_prefix(lb, k);
+        if (__uint_as_float(h << 16) >= cut[tr_lead_class(lead)]) {
+            const u32 slot = atomicAdd(n, 1u);
+            if (slot < cap) list[slot] = ((u64)(lead >> 16) << 48) | ((u64)h << 32) | (u64)(u * 8 + k);
+        }
+    }
+}
+
+// What the count hands the cluster select of a racing row.
+struct ToppRace {
+    bool row;     // the row races (every block of its cluster knows the same)
+    bool on;      // this block listed its survivors (else its count is TR_TOPP_NONE)
+    u32 top;      // the row's first maximum
+    u64 seed, pos;
+    u32 n;        // the block's survivors (more than its region's cap: too many)
+};
+
+// The row's token from its blocks' survivors (every thread of the block that
+// found the pending cut of value vs; nsurv[k]: chunk k's count, TR_TOPP_NONE
+// where it listed too many or none): the best survivor the cut keeps for sure
+// (above vs; of value vs where all, every element of that value is kept, or
+// the row's first maximum). Each thread's survivors in two rounds: its
+// largest bound first, exactly (the block's best of those is a high
+// threshold at once), then those whose bound reaches the block's best. Not
+// settled where some chunk's count is missing, or a survivor of value vs the
+// cut may drop would beat the best (the race kernel then settles the row).
+__device__ __noinline__ void tr_topp_race_settle(const SampleArgs& A, u32 row, const ToppRace& R, float vs,
+                                                 bool all, const u32* nsurv) {
+    __shared__ double s_s[TR_MAX_WARPS];
+    __shared__ u32 s_i[TR_MAX_WARPS];
+    const u32 nc = A.nchunks, cap = tr_topp_surv_cap(A);
+    u32 total = 0;
+    for (u32 k = 0; k < nc; k++) {
+        if (nsurv[k] > cap) return;  // the same in every thread
+        total += nsurv[k];
+    }
+    const double neg_t = -A.temperature[row];
+    // Survivor x of the row: chunk k's j-th, in chunk order.
+    auto at = [&](u32 x) {
+        u32 k = 0;
+        while (x >= nsurv[k]) x -= nsurv[k++];
+        return __ldcg(tr_topp_surv_at(A, row, k) + x);
+    };
+    auto value = [](u64 w) { return __uint_as_float(((u32)(w >> 32) & 0xffffu) << 16); };
+    auto bound = [&](u64 w) {
+        return __fma_rn(neg_t, tr_lead_lower_bound((u32)(w >> 48) << 16), (double)value(w));
+    };
+    auto exact = [&](u64 w) {
+        return tr_exact_score(neg_t, R.seed, R.pos, (u32)w, (u32)(w >> 48) << 16, (double)value(w));
+    };
+    auto kept = [&](u64 w) {
+        const float a = value(w);
+        return a > vs || (a == vs && (all || (u32)w == R.top));
+    };
+    // 1. Each thread's kept survivor of the largest bound (the first of
+    // equal ones), exactly.
+    double bs = tr_ninf();
+    u32 bi = TR_NO_TOKEN, first = TR_TOPP_NONE;
+    double fb = tr_ninf();
+    for (u32 x = threadIdx.x; x < total; x += blockDim.x) {
+        const u64 w = at(x);
+        if (!kept(w)) continue;
+        const double b = bound(w);
+        if (b > fb) {
+            fb = b;
+            first = x;
+        }
+    }
+    if (first != TR_TOPP_NONE) {
+        const u64 w = at(first);
+        bs = exact(w);
+        bi = (u32)w;
+    }
+    tr_block_best(bs, bi, s_s, s_i);
+    __syncthreads();  // s_s and s_i are read before the next best writes them
+    // 2. The others whose bound reaches that best (pruning is strict: equal
+    // scores are evaluated, and the smaller index wins).
+    for (u32 x = threadIdx.x; x < total; x += blockDim.x) {
+        if (x == first) continue;
+        const u64 w = at(x);
+        if (!kept(w) || bound(w) < bs) continue;
+        const double sc = exact(w);
+        if (tr_better(sc, (u32)w, bs, bi)) {
+            bs = sc;
+            bi = (u32)w;
+        }
+    }
+    tr_block_best(bs, bi, s_s, s_i);
+    // 3. Survivors of value vs the cut may drop: settled only if none beats
+    // the best.
+    bool open = false;
+    for (u32 x = threadIdx.x; x < total; x += blockDim.x) {
+        const u64 w = at(x);
+        if (kept(w) || value(w) != vs || bound(w) < bs) continue;
+        open |= tr_better(exact(w), (u32)w, bs, bi);
+    }
+    if (__syncthreads_or(open) || bi == TR_NO_TOKEN) return;
+    if (threadIdx.x == 0) {
+        RowState* S = &A.rowstate[row];
+        S->need_race = 0;
+        S->pad0 = 3;
+        A.out_token[row] = bi;
+        A.out_status[row] = 0;
+    }
+}
+
 // One element's mass of value entry e, as a call: the select below evaluates
 // it in a few places, and its code runs cold (once a row).
 __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, double a_max, double t,
@@ -1315,13 +1504,14 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
 // sums and the arrival counter are not used (they stay zero). h_cnt is this
 // block's count table, complete (the caller's barrier); mids its nmid middle
 // values (the list), msum the masses of those the caller added itself (a
-// full list). Every thread of every block of the cluster calls it; no block
-// reads another's memory after the second barrier, so any block may leave
-// after it.
+// full list); R the row's race where the build has one (TR_TOPP_RACE), else
+// null. Every thread of every block of the cluster calls it; no block reads
+// another's memory after the second barrier, so any block may leave after
+// it.
 __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row, u32 chunk,
                                                     const RowState& st, const ToppMap& M,
                                                     const u32* h_cnt, const float* mids, u32 nmid,
-                                                    u128 msum) {
+                                                    u128 msum, const ToppRace* R) {
     // Chunk c's share of the row's mass without the middle entry, then its
     // middle elements' masses (lo, hi each).
     __shared__ u64 s_share[TR_TOPP_CLUSTER_MAX][4];
@@ -1330,6 +1520,11 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     __shared__ u32 s_walk[TR_TOPP_CSEL_PER];  // the counts of the run holding the target
     __shared__ u32 s_seg, s_pend;
     __shared__ u64 s_before_lo, s_before_hi;
+    // The race (R.row): every block's survivor count (TR_TOPP_NONE: too
+    // many, or none listed); the cut's value.
+    __shared__ u32 s_nsurv[TR_TOPP_RACE ? TR_TOPP_CLUSTER_MAX : 1];
+    __shared__ float s_vstar;
+    __shared__ bool s_vall;
     const u32 nc = A.nchunks, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const u32 share = (M.e + nc - 1) / nc;
     const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
@@ -1433,6 +1628,13 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
             for (u32 w = 0; w < (blockDim.x >> 5); w++) cm += ((u128)s_wmid[w][1] << 64) | (u128)s_wmid[w][0];
         tr_cluster_st_u64(at + 16, (u64)cm);
         tr_cluster_st_u64(at + 24, (u64)(cm >> 64));
+        if (TR_TOPP_RACE && R->row) {
+            // (Its survivors, in global memory, are ordered by the barrier's
+            // release too; the block that reads them loads them from L2.)
+            const u32 n = (!R->on || R->n > tr_topp_surv_cap(A)) ? TR_TOPP_NONE : R->n;
+            asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(tr_cluster_peer(&s_nsurv[chunk], lane)), "r"(n)
+                         : "memory");
+        }
     }
     tr_cluster_arrive();
     tr_cluster_wait();
@@ -1483,13 +1685,20 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
             if (hit != 0 && lane == (u32)(__ffs(hit) - 1)) {
                 const bool pend = e != M.np && tr_topp_pend_record(A, row, M, e, cnt, m, target - (at - p));
                 s_pend = pend ? 1u : 0u;
+                if (TR_TOPP_RACE && pend) {
+                    s_vstar = __double2float_rn(tr_topp_value(e, M));
+                    s_vall = A.rowstate[row].pad1 == cnt;  // q = nstar: every element of v* kept
+                }
             }
         }
         __syncthreads();
         tr_phase(13);
     }
     tr_phase(7);
-    if (s_pend == 0) tr_topp_hist_fallback(A, row, st);
+    if (s_pend == 0)
+        tr_topp_hist_fallback(A, row, st);
+    else if (TR_TOPP_RACE && R->row)
+        tr_topp_race_settle(A, row, *R, s_vstar, s_vall, s_nsurv);
     tr_phase(8);
 }
 
@@ -1545,6 +1754,20 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // chunk's scan done and 12 the partials exchanged).
     tr_phase_clear();
     tr_phase(0);
+    // The race in the histogram (TR_TOPP_RACE): each warp's cutoffs by lead
+    // class, the block's survivor count.
+    __shared__ float s_rcut[VALUES && TR_TOPP_RACE ? TR_TOPP_WARPS : 1][32];
+    __shared__ u32 s_nsurv;
+    // The row's first maximum (tr_topp_own_max); the race's parameters
+    // (rows of many chunks: the cluster select's path), copied into shared
+    // memory by cp.async as the scan begins and read where used: held in
+    // registers, they stayed live across the scan and the count, and the
+    // kernel spilled (ptxas for sm_90).
+    __shared__ u32 s_top;
+    __shared__ u64 s_rseed, s_rpos;
+    __shared__ double s_rtemp;
+    __shared__ u32 s_rprof;
+    ToppRace rc{false, false, 0, 0, 0, 0};
     if (VALUES && A.topp_own_max) {
         // No first pass: this row's blocks find its record (one cluster a
         // row of many chunks; every block of it takes this branch). The host
@@ -1553,6 +1776,14 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // parameters are not read first: their round trip would delay the
         // scan.
         __shared__ RowState s_st;
+        const bool race = TR_TOPP_RACE && A.nchunks > 1 && A.topp_pend != 0 && blockDim.x <= 32 * TR_TOPP_WARPS;
+        if (race && threadIdx.x == 0) {
+            tr_cp_small<8>(&s_rseed, A.seed + row);
+            tr_cp_small<8>(&s_rpos, A.position + row);
+            tr_cp_small<8>(&s_rtemp, A.temperature + row);
+            tr_cp_small<4>(&s_rprof, A.profile + row);
+            s_nsurv = 0;  // before the count: tr_topp_own_max's barriers
+        }
         if (A.nchunks > 1) tr_cluster_arrive_relaxed();
         const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
         const bool al = (((u64)xrow) & 15) == 0;
@@ -1604,8 +1835,30 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             tr_scan<1, false, false, TR_TOPP_SCAN_POL>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8,
                                                        0, acc);
         }
-        if (!tr_topp_own_max(A, row, chunk, &s_st, acc)) return;
+        // (Staged, the copies joined the thread's first group, complete.)
+        if (race && threadIdx.x == 0) {
+            tr_cp_commit();
+            tr_cp_wait<0>();
+        }
+        if (!tr_topp_own_max(A, row, chunk, &s_st, TR_TOPP_RACE ? &s_top : nullptr, acc)) return;
         st = s_st;
+        if (race && s_rprof == TR_PROFILE_EXACT) {
+            // L0, the first maximum's score, and each lane of a warp the
+            // cutoff of its lead class (as the race's Cutoffs, no floor).
+            const u32 lane = threadIdx.x & 31;
+            rc.row = rc.on = true;
+            const u32 top = s_top;
+            const u32 lead = tr_lead_prefix(tr_block(s_rseed, top >> 3, s_rpos, TR_TAG_EXACT_LEAD), top);
+            const double neg_t = -s_rtemp;
+            // Its exact score: the lead's bound is loose for leads of half
+            // the range (uniforms above 1/2: ln E <= 4.5 only), and L0 from
+            // it let thousands of elements survive (tests/topp_race_model.rs).
+            const double l0 = tr_exact_score(neg_t, s_rseed, s_rpos, top, lead, st.a_max);
+            Cutoffs<false> cut;
+            cut.compute(neg_t, tr_class_bound(lane), l0, tr_ninf());
+            s_rcut[threadIdx.x >> 5][lane] = cut.lane;
+            __syncwarp();
+        }
         tr_phase(10);
     } else if (!tr_topp_live(A, row, st)) {
         return;
@@ -1631,6 +1884,11 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         i64 ulo, uhi;
         tr_topp_chunk_units(A, chunk, ulo, uhi);
         const SegShape SG = tr_topp_segs(A, uhi - ulo, fit);
+        const float* const rcut = s_rcut[TR_TOPP_RACE ? threadIdx.x >> 5 : 0];
+        // The staging build's chunks that were not staged (rows not 16-byte
+        // aligned) are left to the race kernel: its count has no race (the
+        // kernel spilled more with it).
+        if (TR_TOPP_RACE && STAGE && !staged) rc.on = false;
         if (!staged) {
             for (u32 sg = 0; sg < SG.segs; sg++)
                 for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[sg * (NB + 1) + e] = 0;
@@ -1651,6 +1909,18 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             // TR_TOPP_LEAN_COUNT: entries (at most TR_TOPP_VALUES, so 4e fits
             // a half) as byte offsets from the table's shared address.
             const u32 tbl32 = tr_topp_tables32() + sg * (NB + 1) * 4;
+            // The race's test of a unit (rc.on): its largest value against
+            // the cutoff of its smallest lead's class (the lead block's),
+            // then, rarely, its elements one by one.
+            auto race = [&](const uint4& x, i64 u) {
+                const uint4 lb = tr_block(s_rseed, (u32)u, s_rpos, TR_TAG_EXACT_LEAD);
+                const u32 lm = tr_min_u16x2(tr_min_u16x2(lb.x, lb.y), tr_min_u16x2(lb.z, lb.w));
+                const u32 lmin = min(lm & 0xffffu, lm >> 16) << 16;
+                const u32 am = tr_max_bf16x2(tr_max_bf16x2(x.x, x.y), tr_max_bf16x2(x.z, x.w));
+                const float amax = fmaxf(__uint_as_float(am << 16), __uint_as_float(am & 0xffff0000u));
+                if (amax >= rcut[tr_lead_class(lmin)])
+                    tr_topp_survive(x, lb, (u32)u, rcut, tr_topp_surv_at(A, row, chunk), tr_topp_surv_cap(A), &s_nsurv);
+            };
             auto count = [&](const Raw8& r, i64) {
                 const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
                 u32 e2[4], zany = 0;
@@ -1699,6 +1969,14 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 // staged, each thread its own.
                 const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
                 const u32 per = (u32)((uhi - ulo + blockDim.x - 1) / blockDim.x);
+                // The race's tests first, in a loop of their own (in the
+                // count's, the kernel spilled more: ptxas for sm_90).
+                if (TR_TOPP_RACE && rc.on) {
+                    for (u32 k = 0; k < per; k++) {
+                        const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+                        if (u < uhi) race(stage[k * blockDim.x + threadIdx.x], u);
+                    }
+                }
 #pragma unroll 2
                 for (u32 k = 0; k < per; k++) {
                     const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
@@ -1709,6 +1987,14 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                         count(r, u);
                     }
                 }
+            } else if (!STAGE && TR_TOPP_RACE && rc.on) {
+                // Racing: the tests in the count's loop, two units at a time
+                // (four spilled: ptxas for sm_90). The staging build races
+                // only the chunks it stages (rc.on is cleared above).
+                tr_topp_range<DT, TR_TOPP_RACE_UNITS, TR_TOPP_COUNT_POL>(A, row, s0, s1, [&](const Raw8& r, i64 u) {
+                    race(r.v0, u);
+                    count(r, u);
+                });
             } else if (TR_TOPP_VALUE_UNITS_LONG != TR_TOPP_VALUE_UNITS && s1 - s0 >= 8 * (i64)blockDim.x)
                 // Long runs (at least 8 units a thread) load more units at once.
                 tr_topp_range<DT, TR_TOPP_VALUE_UNITS_LONG, TR_TOPP_COUNT_POL>(A, row, s0, s1, count);
@@ -1753,7 +2039,14 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             for (u32 j = blockDim.x - 1 - threadIdx.x; j < s_nmid; j += blockDim.x) add_mid(s_mid[j]);
         }
         if (csel) {
-            tr_topp_cluster_select(A, row, chunk, st, M, h_cnt, s_mid, listed ? s_nmid : 0u, msum);
+            if (TR_TOPP_RACE && rc.row) {
+                rc.top = s_top;
+                rc.seed = s_rseed;
+                rc.pos = s_rpos;
+                rc.n = s_nsurv;
+            }
+            tr_topp_cluster_select(A, row, chunk, st, M, h_cnt, s_mid, listed ? s_nmid : 0u, msum,
+                                   TR_TOPP_RACE ? &rc : nullptr);
             tr_topp_tail_done<DT>(A);
             tr_phase_print("tr_phase_hist");
             return;

@@ -311,6 +311,18 @@ fn row_cuts(records: &[u8]) -> Vec<Option<(f64, u32)>> {
         .collect()
 }
 
+/// How many row records say the top-p histogram raced the row itself
+/// (need_race 0, pad0 3: `tr_topp_race_settle` of `kernels/topp.cu`).
+fn rows_settled(records: &[u8]) -> usize {
+    records
+        .chunks_exact(ROWSTATE_BYTES)
+        .filter(|r| {
+            let word = |o: usize| u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
+            word(20) == 0 && word(24) == 3
+        })
+        .count()
+}
+
 fn grown(have: Option<usize>, need: usize) -> bool {
     have.is_none_or(|h| h < need)
 }
@@ -1047,6 +1059,24 @@ impl Sampler {
         Ok(row_cuts(&bytes[at..at + rows * ROWSTATE_BYTES]))
     }
 
+    /// How many rows of the last [`Sampler::sample`] call the bf16 top-p
+    /// histogram raced itself (`kernels/topp.cu`, `tr_topp_race_settle`:
+    /// rows whose cut was pending, in batches without a first pass), after
+    /// waiting for the stream. Their cut's index is not recorded
+    /// ([`Sampler::debug_row_cuts`] gives `None` for them). For acceptance
+    /// checks, not for serving.
+    pub fn debug_race_settled(&self) -> Result<usize> {
+        let (Some((at, rows)), Some(scratch)) = (self.ws.last_rowstate, self.ws.scratch.as_ref())
+        else {
+            return Ok(0);
+        };
+        let bytes = self
+            .stream
+            .clone_dtoh(scratch)
+            .ctx("downloading the row records")?;
+        Ok(rows_settled(&bytes[at..at + rows * ROWSTATE_BYTES]))
+    }
+
     /// Fills `buf` (elements of `dtype`) with random logits, about N(0, scale^2).
     pub fn fill_random<B: DeviceRepr>(
         &self,
@@ -1136,5 +1166,11 @@ mod tests {
             row_cuts(&bytes),
             vec![Some((-1.25, 17)), None, None, Some((0.75, 4_000_000_000))]
         );
+        assert_eq!(rows_settled(&bytes), 0);
+        // Rows the histogram raced: no cut index, counted as settled.
+        bytes.extend(record(1.0, 0.75, u32::MAX, 0, 3));
+        bytes.extend(record(1.0, 0.75, u32::MAX, 1, 2)); // pending: the race kernel's
+        assert_eq!(rows_settled(&bytes), 1);
+        assert_eq!(row_cuts(&bytes)[4..], [None, None]);
     }
 }

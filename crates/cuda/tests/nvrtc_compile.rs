@@ -63,7 +63,9 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// `TR_TOPP_GATHER_PREFILTER=0`), the bf16 histogram's staging and cluster
 /// select before run 30 (4 units or none staged `TR_TOPP_STAGE=4`, `=0`;
 /// the masses one call after another `TR_TOPP_CSEL_ILP=1u`; the middle
-/// masses by shared atomics `TR_TOPP_CSEL_MID_WARP=0`), the phase clock (`TR_PHASE_PRINT=1`) and the
+/// masses by shared atomics `TR_TOPP_CSEL_MID_WARP=0`), the race in the
+/// bf16 histogram of run 31, not yet on by default (`TR_TOPP_RACE=1`, with
+/// four units a load `TR_TOPP_RACE_UNITS=4` too), the phase clock (`TR_PHASE_PRINT=1`) and the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
 /// cleanly, so a device run does not find out first.
 #[test]
@@ -97,11 +99,24 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_STAGE=0",
         "TR_TOPP_CSEL_ILP=1u",
         "TR_TOPP_CSEL_MID_WARP=0",
+        "TR_TOPP_RACE=1",
         "TR_PHASE_PRINT=1",
         "TR_TOPP_SELECT_TWICE=1",
     ] {
         let defines = [knob.to_string()];
-        let c = kernels::compile_with("compute_90", &defines, &[])
+        control_shape_compiles(&defines);
+    }
+    // Knobs that only matter together with another.
+    control_shape_compiles(&[
+        "TR_TOPP_RACE=1".to_string(),
+        "TR_TOPP_RACE_UNITS=4".to_string(),
+    ]);
+}
+
+fn control_shape_compiles(defines: &[String]) {
+    let knob = defines.join(" ");
+    {
+        let c = kernels::compile_with("compute_90", defines, &[])
             .unwrap_or_else(|e| panic!("compute_90 with {knob}: {e}"));
         assert!(
             c.log.is_empty(),
@@ -112,6 +127,14 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         assert!(
             ptx.contains(".entry tr_fast_bf16("),
             "{knob}: the pass kernel is there"
+        );
+        // The race in the histogram copies its row's parameters with
+        // 8-byte cp.async, which nothing else issues: there with the knob
+        // on, gone with it off.
+        assert_eq!(
+            ptx.contains("cp.async.ca.shared.global"),
+            knob.contains("TR_TOPP_RACE=1"),
+            "{knob}: the histogram's race is built exactly where asked"
         );
     }
 }
