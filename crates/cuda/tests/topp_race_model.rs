@@ -144,13 +144,23 @@ fn row_of(family: u32, vocab: usize, w: &mut Words) -> Vec<bf16> {
         .collect()
 }
 
+/// The histogram's race on one row against the CPU model: the token it
+/// settles must be the model's; returns the outcome.
+fn against_model(x: &[bf16], p: &SamplingParams, nchunks: usize, what: &str) -> Outcome {
+    let model = tailrace_model::sample_row(x, &LogitBias::None, p).unwrap();
+    let out = histogram_race(x, p, nchunks);
+    if let Outcome::Settled(tok) = out {
+        assert_eq!((tok, model.status), (model.token, RowStatus::Ok), "{what}");
+    }
+    out
+}
+
 #[test]
 fn histogram_race_settles_rows_with_the_models_token() {
     let mut w = Words::new(31);
-    let (mut settled, mut left) = (0usize, std::collections::BTreeMap::new());
-    // (A row is settled when the histogram would write its token.)
-    let mut at_top = 0usize; // rows settled with the cut in the top value
-                             // Rows left to the race kernel, by (reason, family).
+    // Rows the histogram would settle; rows left to the race kernel, by
+    // (reason, family); settled rows whose cut lies in the top value.
+    let (mut settled, mut left, mut at_top) = (0usize, std::collections::BTreeMap::new(), 0usize);
     for case in 0..160u32 {
         let family = case % 4;
         let vocab = [4096, 8192, 12000, 32000][(case / 4 % 4) as usize];
@@ -165,21 +175,16 @@ fn histogram_race_settles_rows_with_the_models_token() {
             ..RawParams::default()
         };
         let p = SamplingParams::new(raw).unwrap();
-        let model = tailrace_model::sample_row(&x, &LogitBias::None, &p).unwrap();
-        match histogram_race(&x, &p, nchunks) {
-            Outcome::Settled(tok) => {
-                assert_eq!(
-                    (tok, model.status),
-                    (model.token, RowStatus::Ok),
-                    "case {case} (family {family}, vocab {vocab}, {nchunks} chunks, {raw:?})"
-                );
+        let what =
+            format!("case {case} (family {family}, vocab {vocab}, {nchunks} chunks, {raw:?})");
+        match against_model(&x, &p, nchunks, &what) {
+            Outcome::Settled(_) => {
                 settled += 1;
                 let row = RowData::new(&x[..], None);
                 let a_max = (0..vocab)
                     .map(|i| row.a(i))
                     .fold(f64::NEG_INFINITY, f64::max);
-                let cut = filter::cut(&row, &p, a_max).unwrap();
-                at_top += usize::from(cut.a == a_max);
+                at_top += usize::from(filter::cut(&row, &p, a_max).unwrap().a == a_max);
             }
             Outcome::Left(why) => *left.entry((why, family)).or_insert(0usize) += 1,
         }
@@ -208,16 +213,8 @@ fn benchmark_rows_mostly_settle() {
             ..RawParams::default()
         };
         let p = SamplingParams::new(raw).unwrap();
-        let model = tailrace_model::sample_row(&x, &LogitBias::None, &p).unwrap();
-        match histogram_race(&x, &p, nchunks) {
-            Outcome::Settled(tok) => {
-                assert_eq!(
-                    (tok, model.status),
-                    (model.token, RowStatus::Ok),
-                    "case {case}"
-                );
-                settled += 1;
-            }
+        match against_model(&x, &p, nchunks, &format!("case {case}")) {
+            Outcome::Settled(_) => settled += 1,
             Outcome::Left(why) => *left.entry((why, nchunks)).or_insert(0usize) += 1,
         }
     }
