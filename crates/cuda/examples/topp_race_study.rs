@@ -9,7 +9,9 @@
 //! - `surv`: elements whose score's upper bound (from the 16-bit lead)
 //!   reaches L0, the first maximum's exact score (the survivors of
 //!   `TR_TOPP_RACE`); `max/chunk` the most in one chunk (a chunk's region of
-//!   the row's list holds 4,096 / chunks);
+//!   the row's list holds 4,096 / chunks); `class` the kernel's own count,
+//!   its test by lead class (`tests/support/topp_race.rs`), and `max/chunk`
+//!   of those;
 //! - `oracle`: those whose upper bound reaches the winner's score, the
 //!   fewest survivors any threshold known before the cut could leave;
 //! - `entry`: survivors that would take an exact score if each value entry
@@ -28,6 +30,9 @@ use tailrace_model::race::{self, RowData};
 use tailrace_model::{RawParams, SamplingParams};
 use tailrace_noise::profile::{self, exact};
 
+#[path = "../tests/support/topp_race.rs"]
+mod topp_race;
+
 fn median(v: &mut [usize]) -> usize {
     v.sort_unstable();
     v[v.len() / 2]
@@ -42,6 +47,7 @@ fn main() {
     for nchunks in [2usize, 4, 16] {
         let (mut surv, mut chunk_max, mut oracle, mut entry, mut after) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut class, mut class_max) = (Vec::new(), Vec::new());
         for r in 0..rows {
             // The benchmark's logits: four uniforms summed, std 2 (bench.rs).
             let mut words = (0..).flat_map(|n| profile::block(u64::from(r), n, 7, 0x57d));
@@ -73,17 +79,24 @@ fn main() {
                 )
             };
             let ubs: Vec<f64> = (0..vocab).map(ub).collect();
+            let cuts = topp_race::class_cutoffs(-t, l0);
+            let by_class =
+                |i: usize| topp_race::survives(&cuts, x[i].to_f32(), seed, pos, i as u32);
             let win = (0..vocab)
                 .filter(|&i| cut.keeps(row.a(i), i as u32))
                 .map(|i| (race::element_score(&row, &p, i), i))
                 .fold((f64::NEG_INFINITY, 0), |b, c| if c.0 > b.0 { c } else { b });
             let per = vocab / nchunks;
             let (mut s_row, mut s_max, mut e_row, mut a_row) = (0, 0, 0, 0);
+            let (mut c_row, mut c_max) = (0, 0);
             for c in 0..nchunks {
                 let range = c * per..(c + 1) * per;
                 let s_c = range.clone().filter(|&i| ubs[i] >= l0).count();
                 s_row += s_c;
                 s_max = s_max.max(s_c);
+                let c_c = range.clone().filter(|&i| by_class(i)).count();
+                c_row += c_c;
+                c_max = c_max.max(c_c);
                 // Per-entry running bests among the survivors.
                 let mut best: HashMap<u16, f64> = HashMap::new();
                 for i in range.clone().filter(|&i| ubs[i] >= l0) {
@@ -103,6 +116,8 @@ fn main() {
                 }
             }
             surv.push(s_row);
+            class.push(c_row);
+            class_max.push(c_max);
             chunk_max.push(s_max);
             oracle.push((0..vocab).filter(|&i| ubs[i] >= win.0).count());
             entry.push(e_row);
@@ -110,11 +125,16 @@ fn main() {
         }
         println!(
             "{nchunks:>2} chunks, {rows} rows: surv median {} max {}; max/chunk median {} max {}; \
+             class median {} max {}; max/chunk median {} max {}; \
              oracle median {} max {}; entry median {} max {}; after median {} max {}",
             median(&mut surv),
             surv.iter().max().unwrap(),
             median(&mut chunk_max),
             chunk_max.iter().max().unwrap(),
+            median(&mut class),
+            class.iter().max().unwrap(),
+            median(&mut class_max),
+            class_max.iter().max().unwrap(),
             median(&mut oracle),
             oracle.iter().max().unwrap(),
             median(&mut entry),

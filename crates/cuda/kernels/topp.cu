@@ -1310,8 +1310,7 @@ static_assert(TR_TOPP_CSEL_PER % TR_TOPP_CSEL_ILP == 0, "TR_TOPP_CSEL_ILP divide
 // its smallest lead's class, the cutoffs computed from L0 as the race's
 // are from its threshold), and a unit that passes tests its elements one
 // by one (tr_topp_survive), listing each survivor in the block's region of
-// the row's list in global memory (the bin list's place, which the race
-// kernel's pending lists take only after this kernel). The block that finds
+// the row's list in global memory (TR_TOPP_SURV_ROW). The block that finds
 // the cut (its pending record: value v*, the q-th of the row's nstar
 // elements of that value by index) races the survivors the cut keeps for
 // sure: those above v*, and of value v* every one where q = nstar, else the
@@ -1335,9 +1334,16 @@ static_assert(TR_TOPP_CSEL_PER % TR_TOPP_CSEL_ILP == 0, "TR_TOPP_CSEL_ILP divide
 #ifndef TR_TOPP_RACE_UNITS
 #define TR_TOPP_RACE_UNITS 2
 #endif
-// Survivors a row's list holds (its bin list's words as u64), split evenly
-// between the row's blocks.
-#define TR_TOPP_SURV_ROW (TR_TOPP_CAP * 2u)
+// Survivors a row's list holds, split evenly between the row's blocks: the
+// row's bf16 value masses and its bin list, one run of u64 words that a
+// batch of this path uses for nothing else (its select keeps the counts in
+// the cluster, its race kernel's pending lists come after this kernel; the
+// masses are written before they are read wherever they are used, and the
+// f32/f16 bins, which must stay zero, lie before them). 8,192 a row: on the
+// benchmark's rows the most survivors in one chunk of 48 rows were 3,103,
+// 1,592 and 428 at 2, 4 and 16 chunks (examples/topp_race_study.rs).
+#define TR_TOPP_SURV_ROW (TR_TOPP_VALUES + TR_TOPP_CAP * 2u)
+static_assert(TR_TOPP_BINS * 3 + TR_TOPP_VALUES == TR_TOPP_HIST_U64, "the masses end where the bin list begins");
 // Warps of a histogram block (TR_TOPP_BOUNDS), each with its own cutoffs.
 #define TR_TOPP_WARPS 8u
 
@@ -1357,7 +1363,7 @@ __device__ __forceinline__ u32 tr_max_bf16x2(u32 a, u32 b) {
 // A block's region of its row's survivor list, and the region's size.
 __device__ __forceinline__ u32 tr_topp_surv_cap(const SampleArgs& A) { return TR_TOPP_SURV_ROW / A.nchunks; }
 __device__ __forceinline__ u64* tr_topp_surv_at(const SampleArgs& A, u32 row, u32 chunk) {
-    return A.topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_HIST_U64 + (u64)chunk * tr_topp_surv_cap(A);
+    return tr_topp_masses(A, row) + (u64)chunk * tr_topp_surv_cap(A);
 }
 
 // The survivors of a unit that passed the unit test (rare: cold code): each

@@ -2,9 +2,10 @@
 //! (`kernels/topp.cu`, `TR_TOPP_RACE`), as an algorithm on the host, against
 //! the CPU model's token. It checks the argument the kernel rests on, not
 //! the CUDA code (which only a device runs): the row's first maximum's exact
-//! score L0 bounds the winner's from below, every element whose score's
-//! upper bound reaches L0 survives (each chunk lists at most its share of
-//! the row's list), and the block that finds a pending cut of value v* races
+//! score L0 bounds the winner's from below, every element whose value
+//! reaches the cutoff of its lead's class for L0 survives (the kernel's test,
+//! `tests/support/topp_race.rs`; each chunk lists at most its share of the
+//! row's list), and the block that finds a pending cut of value v* races
 //! the survivors the cut keeps for sure (above v*; of value v* all of them
 //! where the cut keeps every element of that value, else the first maximum)
 //! unless a survivor of value v* that the cut may drop would beat their
@@ -14,11 +15,16 @@ use half::bf16;
 use tailrace_model::filter;
 use tailrace_model::race::{self, RowData};
 use tailrace_model::{LogitBias, RawParams, RowStatus, SamplingParams};
-use tailrace_noise::profile::{self, exact};
+use tailrace_noise::profile;
 
-/// Survivors a row's list holds (`TR_TOPP_SURV_ROW`: the bin list's 4,096
-/// words), split evenly between its chunks.
-const SURV_ROW: usize = 4096;
+mod support {
+    pub mod topp_race;
+}
+use support::topp_race;
+
+/// Survivors a row's list holds (`TR_TOPP_SURV_ROW`: the value masses' and
+/// the bin list's 8,192 words), split evenly between its chunks.
+const SURV_ROW: usize = 8192;
 
 /// How one row fared.
 #[derive(Debug, PartialEq)]
@@ -38,21 +44,17 @@ fn histogram_race(x: &[bf16], p: &SamplingParams, nchunks: usize) -> Outcome {
     let top = (0..x.len()).fold(0, |b, i| if row.a(i) > row.a(b) { i } else { b });
     let a_max = row.a(top);
     let l0 = race::element_score(&row, p, top);
-    let bound = |i: usize| {
-        race::score(
-            row.a(i),
-            t,
-            exact::ln_variate_lower_bound(exact::lead(seed, pos, i as u32)),
-        )
-    };
-    // Each chunk's survivors (the exact element test, which the kernel's
-    // class and unit tests only weaken), at most its share of the list.
+    // Each chunk's survivors by the kernel's test (the cutoff of each
+    // element's lead class), at most its share of the list.
+    let cuts = topp_race::class_cutoffs(-t, l0);
     let units = x.len().div_ceil(8);
     let per = units.div_ceil(nchunks);
     let mut surv: Vec<usize> = Vec::new();
     for c in 0..nchunks {
         let (lo, hi) = ((c * per * 8).min(x.len()), ((c + 1) * per * 8).min(x.len()));
-        let mine: Vec<usize> = (lo..hi).filter(|&i| bound(i) >= l0).collect();
+        let mine: Vec<usize> = (lo..hi)
+            .filter(|&i| topp_race::survives(&cuts, x[i].to_f32(), seed, pos, i as u32))
+            .collect();
         if mine.len() > SURV_ROW / nchunks {
             return Outcome::Left("survivors");
         }
