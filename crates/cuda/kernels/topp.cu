@@ -1347,19 +1347,6 @@ static_assert(TR_TOPP_BINS * 3 + TR_TOPP_VALUES == TR_TOPP_HIST_U64, "the masses
 // Warps of a histogram block (TR_TOPP_BOUNDS), each with its own cutoffs.
 #define TR_TOPP_WARPS 8u
 
-// The largest of each bf16 half (one instruction on sm_90); no NaN here.
-__device__ __forceinline__ u32 tr_max_bf16x2(u32 a, u32 b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    u32 r;
-    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    const float a0 = __uint_as_float(a << 16), a1 = __uint_as_float(a & 0xffff0000u);
-    const float b0 = __uint_as_float(b << 16), b1 = __uint_as_float(b & 0xffff0000u);
-    return (((a1 >= b1) ? a : b) & 0xffff0000u) | (((a0 >= b0) ? a : b) & 0xffffu);
-#endif
-}
-
 // A block's region of its row's survivor list, and the region's size.
 __device__ __forceinline__ u32 tr_topp_surv_cap(const SampleArgs& A) { return TR_TOPP_SURV_ROW / A.nchunks; }
 __device__ __forceinline__ u64* tr_topp_surv_at(const SampleArgs& A, u32 row, u32 chunk) {
@@ -1922,9 +1909,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 const uint4 lb = tr_block(s_rseed, (u32)u, s_rpos, TR_TAG_EXACT_LEAD);
                 const u32 lm = tr_min_u16x2(tr_min_u16x2(lb.x, lb.y), tr_min_u16x2(lb.z, lb.w));
                 const u32 lmin = min(lm & 0xffffu, lm >> 16) << 16;
-                const u32 am = tr_max_bf16x2(tr_max_bf16x2(x.x, x.y), tr_max_bf16x2(x.z, x.w));
-                const float amax = fmaxf(__uint_as_float(am << 16), __uint_as_float(am & 0xffff0000u));
-                if (amax >= rcut[tr_lead_class(lmin)])
+                Raw8 r;
+                r.v0 = x;
+                r.v1 = make_uint4(0, 0, 0, 0);
+                if (tr_unit_max<1>(r) >= rcut[tr_lead_class(lmin)])
                     tr_topp_survive(x, lb, (u32)u, rcut, tr_topp_surv_at(A, row, chunk), tr_topp_surv_cap(A), &s_nsurv);
             };
             auto count = [&](const Raw8& r, i64) {
