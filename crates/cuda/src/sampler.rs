@@ -311,16 +311,20 @@ fn row_cuts(records: &[u8]) -> Vec<Option<(f64, u32)>> {
         .collect()
 }
 
-/// How many row records say the top-p histogram raced the row itself
-/// (need_race 0, pad0 3: `tr_topp_race_settle` of `kernels/topp.cu`).
-fn rows_settled(records: &[u8]) -> usize {
+/// The cuts of the rows the top-p histogram raced itself (need_race 0, pad0
+/// 3: `tr_topp_race_settle` of `kernels/topp.cu`): `Some((cut_a, q))`, the
+/// cut's value and its rank among the row's elements of that value in index
+/// order (pad1, as `tr_topp_pend_record` wrote it), for each such row.
+fn settled_cuts(records: &[u8]) -> Vec<Option<(f64, u32)>> {
     records
         .chunks_exact(ROWSTATE_BYTES)
-        .filter(|r| {
+        .map(|r| {
             let word = |o: usize| u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
-            word(20) == 0 && word(24) == 3
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&r[8..16]);
+            (word(20) == 0 && word(24) == 3).then_some((f64::from_le_bytes(a), word(28)))
         })
-        .count()
+        .collect()
 }
 
 fn grown(have: Option<usize>, need: usize) -> bool {
@@ -1059,22 +1063,25 @@ impl Sampler {
         Ok(row_cuts(&bytes[at..at + rows * ROWSTATE_BYTES]))
     }
 
-    /// How many rows of the last [`Sampler::sample`] call the bf16 top-p
-    /// histogram raced itself (`kernels/topp.cu`, `tr_topp_race_settle`:
-    /// rows whose cut was pending, in batches without a first pass), after
-    /// waiting for the stream. Their cut's index is not recorded
-    /// ([`Sampler::debug_row_cuts`] gives `None` for them). For acceptance
-    /// checks, not for serving.
-    pub fn debug_race_settled(&self) -> Result<usize> {
+    /// The cuts of the rows of the last [`Sampler::sample`] call that the
+    /// bf16 top-p histogram raced itself (`kernels/topp.cu`,
+    /// `tr_topp_race_settle`: rows whose cut was pending, in batches without
+    /// a first pass), after waiting for the stream: `Some((a, q))` for such a
+    /// row, the cut being the q-th of the row's elements of value `a` in
+    /// index order (q from 1; the row keeps every element above `a` and the
+    /// first q of value `a`), `None` for the other rows. Their cut's index is
+    /// not known to the kernels ([`Sampler::debug_row_cuts`] gives `None` for
+    /// them). For acceptance checks, not for serving.
+    pub fn debug_settled_cuts(&self) -> Result<Vec<Option<(f64, u32)>>> {
         let (Some((at, rows)), Some(scratch)) = (self.ws.last_rowstate, self.ws.scratch.as_ref())
         else {
-            return Ok(0);
+            return Ok(Vec::new());
         };
         let bytes = self
             .stream
             .clone_dtoh(scratch)
             .ctx("downloading the row records")?;
-        Ok(rows_settled(&bytes[at..at + rows * ROWSTATE_BYTES]))
+        Ok(settled_cuts(&bytes[at..at + rows * ROWSTATE_BYTES]))
     }
 
     /// Fills `buf` (elements of `dtype`) with random logits, about N(0, scale^2).
@@ -1124,10 +1131,21 @@ mod tests {
     use super::*;
 
     fn record(a_max: f64, cut_a: f64, cut_index: u32, need_race: u32, pad0: u32) -> Vec<u8> {
+        record_q(a_max, cut_a, cut_index, need_race, pad0, 7)
+    }
+
+    fn record_q(
+        a_max: f64,
+        cut_a: f64,
+        cut_index: u32,
+        need_race: u32,
+        pad0: u32,
+        pad1: u32,
+    ) -> Vec<u8> {
         let mut r = Vec::new();
         r.extend_from_slice(&a_max.to_le_bytes());
         r.extend_from_slice(&cut_a.to_le_bytes());
-        for w in [cut_index, need_race, pad0, 7] {
+        for w in [cut_index, need_race, pad0, pad1] {
             r.extend_from_slice(&w.to_le_bytes());
         }
         r
@@ -1166,11 +1184,15 @@ mod tests {
             row_cuts(&bytes),
             vec![Some((-1.25, 17)), None, None, Some((0.75, 4_000_000_000))]
         );
-        assert_eq!(rows_settled(&bytes), 0);
-        // Rows the histogram raced: no cut index, counted as settled.
-        bytes.extend(record(1.0, 0.75, u32::MAX, 0, 3));
-        bytes.extend(record(1.0, 0.75, u32::MAX, 1, 2)); // pending: the race kernel's
-        assert_eq!(rows_settled(&bytes), 1);
+        assert!(settled_cuts(&bytes).iter().all(Option::is_none));
+        // A row the histogram raced: its cut as value and rank among that
+        // value's elements (pad1), no index.
+        bytes.extend(record_q(1.0, 0.75, u32::MAX, 0, 3, 12));
+        bytes.extend(record_q(1.0, 0.75, u32::MAX, 1, 2, 12)); // pending: the race kernel's
+        assert_eq!(
+            settled_cuts(&bytes),
+            vec![None, None, None, None, Some((0.75, 12)), None]
+        );
         assert_eq!(row_cuts(&bytes)[4..], [None, None]);
     }
 }

@@ -1063,11 +1063,11 @@ fn check_group(
         match (c, gpu_eval(sampler, b, &LaunchOptions::default())) {
             (Ok(c), Ok(gv)) => {
                 pending += u64::from(sampler.last_pending_topp());
-                settled += sampler.debug_race_settled()? as u64;
                 let units = sampler.last_staged_units();
                 staged += u64::from(units > 0);
                 staged_max = staged_max.max(units);
-                let (n, bad) = compare_cuts(sampler, b)?;
+                let (n, bad, raced) = compare_cuts(sampler, b)?;
+                settled += raced;
                 cut_rows += n;
                 cut_mismatches += bad;
                 // Row by row against the CPU model; the first ten mismatches logged.
@@ -1090,7 +1090,8 @@ fn check_group(
                     for j in 0..2 {
                         let alt = alts[(2 * own as usize + j) % alts.len()];
                         let av = gpu_eval(sampler, b, &alt)?;
-                        let (n, bad) = compare_cuts(sampler, b)?;
+                        let (n, bad, raced) = compare_cuts(sampler, b)?;
+                        settled += raced;
                         cut_rows += n;
                         cut_mismatches += bad;
                         alt_rows += tally(&av, &format!(" (options {alt:?})"))?;
@@ -1138,28 +1139,40 @@ fn check_group(
 }
 
 /// Compares the cut the top-p kernels recorded for each row of the batch just
-/// sampled ([`Sampler::debug_row_cuts`]) with the CPU model's cut
-/// (`filter::cut` through `PreparedRow`), boundary value and index: the tokens alone
-/// rarely reveal a cut one element off, since the race seldom draws the
-/// element at the boundary. Compares the rows without bias or min-p whose
-/// model cut exists (min-p can move the boundary to a whole value,
-/// `Cut::index == u32::MAX`, a form the top-p kernels do not record) and the
-/// kernels took; returns (rows compared, rows that differ).
-fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64)> {
+/// sampled with the CPU model's cut (`filter::cut` through `PreparedRow`): the
+/// tokens alone rarely reveal a cut one element off, since the race seldom
+/// draws the element at the boundary. Rows the race kernel finished record
+/// the boundary's value and index ([`Sampler::debug_row_cuts`]); rows the
+/// histogram raced itself (a build with `TR_TOPP_RACE`) record the value and
+/// the boundary's rank among the row's elements of that value in index order
+/// ([`Sampler::debug_settled_cuts`]), which names the same element. Compares
+/// the rows without bias or min-p whose model cut exists (min-p can move the
+/// boundary to a whole value, `Cut::index == u32::MAX`, a form the top-p
+/// kernels do not record) and the kernels took; returns (rows compared, rows
+/// that differ, rows the histogram raced, compared or not).
+fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
     let gpu = sampler.debug_row_cuts()?;
-    if gpu.len() != b.rows() {
+    let raced = sampler.debug_settled_cuts()?;
+    if gpu.len() != b.rows() || raced.len() != b.rows() {
         bail!(
-            "batch {}: the sampler recorded {} rows, the batch has {}",
+            "batch {}: the sampler recorded {} and {} rows, the batch has {}",
             b.id,
             gpu.len(),
+            raced.len(),
             b.rows()
         );
     }
-    let pairs: Vec<(usize, (f64, u32), tailrace_model::filter::Cut)> = gpu
+    let settled = raced.iter().filter(|r| r.is_some()).count() as u64;
+    let pairs: Vec<(usize, RecordedCut, ModelCut)> = gpu
         .par_iter()
+        .zip(raced.par_iter())
         .enumerate()
-        .filter_map(|(r, g)| {
-            let g = (*g)?;
+        .filter_map(|(r, (g, s))| {
+            let g = match (*g, *s) {
+                (Some((a, index)), _) => RecordedCut::Index(a, index),
+                (None, Some((a, q))) => RecordedCut::Rank(a, q),
+                (None, None) => return None,
+            };
             let req = &b.reqs[r];
             if !matches!(req.bias, LogitBias::None) || req.params.min_p().is_some() {
                 return None;
@@ -1179,27 +1192,71 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64)> {
         // Compared as the cut is used (`Cut::keeps` compares `a` with `>`
         // and `==`): the kernels' order keys do not tell -0 from +0, so a
         // boundary at a -0 logit comes back as +0, the same cut.
-        if m.a != g.0 || m.index != g.1 {
+        let same = match g {
+            RecordedCut::Index(a, index) => m.cut.a == a && m.cut.index == index,
+            RecordedCut::Rank(a, q) => m.cut.a == a && m.rank == Some(q),
+        };
+        if !same {
             bad += 1;
             if bad <= 10 {
                 log(format!(
-                    "  CUT MISMATCH batch {} row {r}: model ({}, {}) gpu ({}, {})",
-                    b.id, m.a, m.index, g.0, g.1
+                    "  CUT MISMATCH batch {} row {r}: model ({}, index {}, rank {:?}) gpu {g:?}",
+                    b.id, m.cut.a, m.cut.index, m.rank
                 ));
             }
         }
     }
-    Ok((n, bad))
+    Ok((n, bad, settled))
+}
+
+/// A row's cut as the top-p kernels recorded it: (value, index), or (value,
+/// rank among the row's elements of that value in index order, from 1).
+#[derive(Debug, Clone, Copy)]
+enum RecordedCut {
+    Index(f64, u32),
+    Rank(f64, u32),
+}
+
+/// The CPU model's cut of a row and the boundary's rank among the row's
+/// elements of its value in index order (from 1; `None` where the cut keeps
+/// every element of that value, `Cut::index == u32::MAX`).
+struct ModelCut {
+    cut: tailrace_model::filter::Cut,
+    rank: Option<u32>,
 }
 
 fn model_cut<T: tailrace_model::Logit>(
     x: &[T],
     params: SamplingParams,
     vocab: usize,
-) -> Option<tailrace_model::filter::Cut> {
+) -> Option<ModelCut> {
     let row = tailrace_model::race::RowData::new(x, None);
-    tailrace_model::race::PreparedRow::new(row, params, std::slice::from_ref(&(0..vocab)), false)
-        .cut
+    let cut = tailrace_model::race::PreparedRow::new(
+        row,
+        params,
+        std::slice::from_ref(&(0..vocab)),
+        false,
+    )
+    .cut?;
+    Some(ModelCut {
+        cut,
+        rank: cut_rank(x, cut),
+    })
+}
+
+/// The rank of the cut's element among the elements of its value in index
+/// order (from 1), compared as `Cut::keeps` compares (`==` on binary64: -0
+/// and +0 are one value); `None` where the cut names no element.
+fn cut_rank<T: tailrace_model::Logit>(x: &[T], cut: tailrace_model::filter::Cut) -> Option<u32> {
+    let end = usize::try_from(cut.index).ok()?;
+    if end >= x.len() {
+        return None;
+    }
+    let equal = x[..=end]
+        .iter()
+        .filter(|v| f64::from(v.to_f32()) == cut.a)
+        .count();
+    u32::try_from(equal).ok()
 }
 
 // ---------------------------------------------------------------- invariance
@@ -2634,6 +2691,26 @@ mod tests {
             let one = b.permuted(&[n - 1]);
             assert_eq!(one.rows(), 1);
         }
+    }
+
+    /// The rank a raced row's record is compared with: among the elements of
+    /// the cut's value up to its index, -0 and +0 one value, as the cut keeps.
+    #[test]
+    fn cut_rank_counts_equal_values_up_to_the_index() {
+        use half::bf16;
+        let row: Vec<bf16> = [1.0f32, -0.0, 0.5, 0.0, 0.0, 2.0, 0.0]
+            .iter()
+            .map(|&v| bf16::from_f32(v))
+            .collect();
+        let cut = |a: f64, index: u32| tailrace_model::filter::Cut { a, index };
+        assert_eq!(cut_rank(&row, cut(0.0, 1)), Some(1));
+        assert_eq!(cut_rank(&row, cut(0.0, 3)), Some(2));
+        assert_eq!(cut_rank(&row, cut(-0.0, 4)), Some(3));
+        assert_eq!(cut_rank(&row, cut(0.5, 2)), Some(1));
+        assert_eq!(cut_rank(&row, cut(2.0, 5)), Some(1));
+        // No element named: the cut keeps every element of its value.
+        assert_eq!(cut_rank(&row, cut(0.0, u32::MAX)), None);
+        assert_eq!(cut_rank(&row, cut(0.0, 7)), None);
     }
 
     #[test]
