@@ -4,8 +4,10 @@
 #  1. the whole check of a build with TR_TOPP_RACE=1 (the differential
 #     against the CPU model, in which the check counts the rows the
 #     histogram raced and fails where none was; the invariance against the
-#     build without it, TR_TOPP_RACE=0, which the check also times), with
-#     the timing in top-p 0.9 at B = 1 to 256;
+#     build without it, TR_TOPP_RACE=0, which the check also times, and
+#     against the racing build that loads four units at once in the count
+#     instead of two, TR_TOPP_RACE_UNITS=4), with the timing in top-p 0.9
+#     at B = 1 to 256;
 #  2. the phase clock of B = 64 with it (the histogram's and the race
 #     kernel's stamps).
 # Build here: cargo build --release, strip into target/strip (tailrace-cuda-
@@ -20,7 +22,7 @@ L=/tmp/topp-race
 mkdir -p "$L"
 timeout 450 "$BIN" --checked-define TR_TOPP_RACE=1 --out "$L/check-summary.json" --iters 40 \
   --diff-budget-s 60 --variants-only --variant-mode top_p0.9 --variant-rows 1,8,16,32,64,128,256 \
-  --variant "TR_TOPP_RACE=0" >"$L/check.log" 2>&1
+  --variant "TR_TOPP_RACE=0" --variant "TR_TOPP_RACE=1;TR_TOPP_RACE_UNITS=4" >"$L/check.log" 2>&1
 echo "check exit $?" >>"$L/check.log"
 grep "V=131072" "$L/check.log" | sed -e 's/^\[[^]]*\]  *//' -e 's/ (p10[^)]*)//g' -e 's/, floor.*; queued/ q/'
 grep -E "rows in .*batches|invariance:|exit|FAIL|PASS|MISMATCH|error" "$L/check.log" | tail -9

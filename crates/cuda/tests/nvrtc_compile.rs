@@ -100,6 +100,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_CSEL_ILP=1u",
         "TR_TOPP_CSEL_MID_WARP=0",
         "TR_TOPP_RACE=1",
+        "TR_TOPP_RACE=0",
         "TR_PHASE_PRINT=1",
         "TR_TOPP_SELECT_TWICE=1",
     ] {
@@ -130,11 +131,27 @@ fn control_shape_compiles(defines: &[String]) {
         );
         // The race in the histogram copies its row's parameters with
         // 8-byte cp.async, which nothing else issues: there with the knob
-        // on, gone with it off.
+        // on (asked for, or the source's default), gone with it off.
+        let race = defines
+            .iter()
+            .rev()
+            .find_map(|d| d.strip_prefix("TR_TOPP_RACE="))
+            .map_or_else(topp_race_default, |v| v != "0");
         assert_eq!(
             ptx.contains("cp.async.ca.shared.global"),
-            knob.contains("TR_TOPP_RACE=1"),
+            race,
             "{knob}: the histogram's race is built exactly where asked"
         );
     }
+}
+
+/// Whether kernels/topp.cu builds the histogram's race by default (its
+/// `#define TR_TOPP_RACE` line).
+fn topp_race_default() -> bool {
+    let src = include_str!("../kernels/topp.cu");
+    let line = src
+        .lines()
+        .find(|l| l.trim_start().starts_with("#define TR_TOPP_RACE "))
+        .expect("kernels/topp.cu defines TR_TOPP_RACE");
+    line.split_whitespace().nth(2).expect("a value") != "0"
 }
