@@ -33,4 +33,4 @@ mod sampler;
 pub use error::{CudaError, Result};
 pub use launch::{topp_late_trigger, Geometry, LaunchOptions, ToppTrigger, TOPP_LATE_ROWS};
 pub use params::{bias_kind, DeviceParams, PackedParams};
-pub use sampler::{DeviceLogits, DeviceOutput, Dtype, HostLogit, Sampler};
+pub use sampler::{DeviceLogits, DeviceOutput, Dtype, HostLogit, RecordedCut, Sampler};

@@ -295,34 +295,49 @@ struct Workspace {
     last_stage_fit: Option<(u32, u32)>,
 }
 
-/// The cuts of row records (`RowState` of `kernels/sample.cu`, little-endian:
-/// a_max f64, cut_a f64, cut_index u32, need_race u32, pad0 u32 (1: the top-p
-/// kernels finished the row), pad1 u32): `Some((cut_a, cut_index))` for a
-/// filter row (need_race 1) the top-p kernels finished.
-fn row_cuts(records: &[u8]) -> Vec<Option<(f64, u32)>> {
-    records
-        .chunks_exact(ROWSTATE_BYTES)
-        .map(|r| {
-            let word = |o: usize| u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&r[8..16]);
-            (word(20) == 1 && word(24) == 1).then_some((f64::from_le_bytes(a), word(16)))
-        })
-        .collect()
+/// A row's top-p cut as the kernels recorded it ([`Sampler::debug_row_cuts`]):
+/// the row keeps every token whose logit is above `a`, and of those whose
+/// logit equals `a` the ones up to the boundary in index order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RecordedCut {
+    /// The race kernel (or, in their fallback, the filter kernel) finished
+    /// the row.
+    Index {
+        /// The boundary's logit.
+        a: f64,
+        /// The boundary's vocabulary index.
+        index: u32,
+    },
+    /// The top-p histogram raced the row itself (`TR_TOPP_RACE` of
+    /// `kernels/topp.cu`, `tr_topp_race_settle`), which never learns the
+    /// boundary's index.
+    Rank {
+        /// The boundary's logit.
+        a: f64,
+        /// The boundary's rank among the row's elements of logit `a` in
+        /// index order (from 1).
+        q: u32,
+    },
 }
 
-/// The cuts of the rows the top-p histogram raced itself (need_race 0, pad0
-/// 3: `tr_topp_race_settle` of `kernels/topp.cu`): `Some((cut_a, q))`, the
-/// cut's value and its rank among the row's elements of that value in index
-/// order (pad1, as `tr_topp_pend_record` wrote it), for each such row.
-fn settled_cuts(records: &[u8]) -> Vec<Option<(f64, u32)>> {
+/// The cuts of row records (`RowState` of `kernels/sample.cu`, little-endian:
+/// a_max f64, cut_a f64, cut_index u32, need_race u32, pad0 u32, pad1 u32):
+/// for a filter row the top-p kernels finished (need_race 1, pad0 1) its
+/// `cut_a` and `cut_index`; for a row the histogram raced (need_race 0, pad0
+/// 3) its `cut_a` and rank `pad1`, as `tr_topp_pend_record` wrote them.
+fn row_cuts(records: &[u8]) -> Vec<Option<RecordedCut>> {
     records
         .chunks_exact(ROWSTATE_BYTES)
         .map(|r| {
             let word = |o: usize| u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
             let mut a = [0u8; 8];
             a.copy_from_slice(&r[8..16]);
-            (word(20) == 0 && word(24) == 3).then_some((f64::from_le_bytes(a), word(28)))
+            let a = f64::from_le_bytes(a);
+            match (word(20), word(24)) {
+                (1, 1) => Some(RecordedCut::Index { a, index: word(16) }),
+                (0, 3) => Some(RecordedCut::Rank { a, q: word(28) }),
+                _ => None,
+            }
         })
         .collect()
 }
@@ -1045,13 +1060,13 @@ impl Sampler {
 
     /// The rank-order cut the top-p kernels (`kernels/topp.cu`) recorded for
     /// each row of the last [`Sampler::sample`] call, after waiting for the
-    /// stream: `Some((a, index))` for a row they finished (the row keeps the
-    /// tokens whose `(a, index)` is not ranked after it; their own cut or the
-    /// filter kernel's in their fallback), `None` for rows they did not take
-    /// (other modes, small vocabularies, rows the filter kernel took). For
-    /// acceptance checks of the cut itself (`tailrace-cuda-check`), not for
-    /// serving.
-    pub fn debug_row_cuts(&self) -> Result<Vec<Option<(f64, u32)>>> {
+    /// stream: `Some(cut)` for a row they finished (their own cut or the
+    /// filter kernel's in their fallback, by index; or, for a row the
+    /// histogram raced itself, by rank among the cut value's elements),
+    /// `None` for rows they did not take (other modes, small vocabularies,
+    /// rows the filter kernel took). For acceptance checks of the cut itself
+    /// (`tailrace-cuda-check`), not for serving.
+    pub fn debug_row_cuts(&self) -> Result<Vec<Option<RecordedCut>>> {
         let (Some((at, rows)), Some(scratch)) = (self.ws.last_rowstate, self.ws.scratch.as_ref())
         else {
             return Ok(Vec::new());
@@ -1061,27 +1076,6 @@ impl Sampler {
             .clone_dtoh(scratch)
             .ctx("downloading the row records")?;
         Ok(row_cuts(&bytes[at..at + rows * ROWSTATE_BYTES]))
-    }
-
-    /// The cuts of the rows of the last [`Sampler::sample`] call that the
-    /// bf16 top-p histogram raced itself (`kernels/topp.cu`,
-    /// `tr_topp_race_settle`: rows whose cut was pending, in batches without
-    /// a first pass), after waiting for the stream: `Some((a, q))` for such a
-    /// row, the cut being the q-th of the row's elements of value `a` in
-    /// index order (q from 1; the row keeps every element above `a` and the
-    /// first q of value `a`), `None` for the other rows. Their cut's index is
-    /// not known to the kernels ([`Sampler::debug_row_cuts`] gives `None` for
-    /// them). For acceptance checks, not for serving.
-    pub fn debug_settled_cuts(&self) -> Result<Vec<Option<(f64, u32)>>> {
-        let (Some((at, rows)), Some(scratch)) = (self.ws.last_rowstate, self.ws.scratch.as_ref())
-        else {
-            return Ok(Vec::new());
-        };
-        let bytes = self
-            .stream
-            .clone_dtoh(scratch)
-            .ctx("downloading the row records")?;
-        Ok(settled_cuts(&bytes[at..at + rows * ROWSTATE_BYTES]))
     }
 
     /// Fills `buf` (elements of `dtype`) with random logits, about N(0, scale^2).
@@ -1130,11 +1124,7 @@ impl Sampler {
 mod tests {
     use super::*;
 
-    fn record(a_max: f64, cut_a: f64, cut_index: u32, need_race: u32, pad0: u32) -> Vec<u8> {
-        record_q(a_max, cut_a, cut_index, need_race, pad0, 7)
-    }
-
-    fn record_q(
+    fn record(
         a_max: f64,
         cut_a: f64,
         cut_index: u32,
@@ -1176,23 +1166,25 @@ mod tests {
             ]
         );
         assert_eq!(ROWSTATE_BYTES, 8 + 8 + 4 * 4);
-        let mut bytes = record(3.5, -1.25, 17, 1, 1);
-        bytes.extend(record(2.0, 0.5, 9, 1, 0)); // the filter kernel's row
-        bytes.extend(record(2.0, f64::NEG_INFINITY, u32::MAX, 0, 0)); // no filter
-        bytes.extend(record(1.0, 0.75, 4_000_000_000, 1, 1));
-        assert_eq!(
-            row_cuts(&bytes),
-            vec![Some((-1.25, 17)), None, None, Some((0.75, 4_000_000_000))]
-        );
-        assert!(settled_cuts(&bytes).iter().all(Option::is_none));
+        let mut bytes = record(3.5, -1.25, 17, 1, 1, 7);
+        bytes.extend(record(2.0, 0.5, 9, 1, 0, 7)); // the filter kernel's row
+        bytes.extend(record(2.0, f64::NEG_INFINITY, u32::MAX, 0, 0, 0)); // no filter
+        bytes.extend(record(1.0, 0.75, 4_000_000_000, 1, 1, 7));
         // A row the histogram raced: its cut as value and rank among that
         // value's elements (pad1), no index.
-        bytes.extend(record_q(1.0, 0.75, u32::MAX, 0, 3, 12));
-        bytes.extend(record_q(1.0, 0.75, u32::MAX, 1, 2, 12)); // pending: the race kernel's
+        bytes.extend(record(1.0, 0.75, u32::MAX, 0, 3, 12));
+        bytes.extend(record(1.0, 0.75, u32::MAX, 1, 2, 12)); // pending: the race kernel's
+        let index = |a, index| Some(RecordedCut::Index { a, index });
         assert_eq!(
-            settled_cuts(&bytes),
-            vec![None, None, None, None, Some((0.75, 12)), None]
+            row_cuts(&bytes),
+            vec![
+                index(-1.25, 17),
+                None,
+                None,
+                index(0.75, 4_000_000_000),
+                Some(RecordedCut::Rank { a: 0.75, q: 12 }),
+                None
+            ]
         );
-        assert_eq!(row_cuts(&bytes)[4..], [None, None]);
     }
 }

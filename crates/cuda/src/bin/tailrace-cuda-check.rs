@@ -27,8 +27,8 @@ use tailrace_cuda::debug::{
     cpu_int_words, cpu_math_words, same_f32_bits, same_f64_bits, NoiseWords,
 };
 use tailrace_cuda::{
-    kernels, DeviceLogits, DeviceOutput, DeviceParams, Dtype, Geometry, LaunchOptions, Sampler,
-    ToppTrigger,
+    kernels, DeviceLogits, DeviceOutput, DeviceParams, Dtype, Geometry, LaunchOptions, RecordedCut,
+    Sampler, ToppTrigger,
 };
 use tailrace_model::{
     sample_batch, LogitBias, NoiseProfile, RawParams, RowOutput, RowRequest, SamplingParams,
@@ -1139,40 +1139,36 @@ fn check_group(
 }
 
 /// Compares the cut the top-p kernels recorded for each row of the batch just
-/// sampled with the CPU model's cut (`filter::cut` through `PreparedRow`): the
-/// tokens alone rarely reveal a cut one element off, since the race seldom
-/// draws the element at the boundary. Rows the race kernel finished record
-/// the boundary's value and index ([`Sampler::debug_row_cuts`]); rows the
-/// histogram raced itself (a build with `TR_TOPP_RACE`) record the value and
-/// the boundary's rank among the row's elements of that value in index order
-/// ([`Sampler::debug_settled_cuts`]), which names the same element. Compares
+/// sampled ([`Sampler::debug_row_cuts`]) with the CPU model's cut
+/// (`filter::cut` through `PreparedRow`): the tokens alone rarely reveal a
+/// cut one element off, since the race seldom draws the element at the
+/// boundary. Rows the race kernel finished record the boundary's value and
+/// index; rows the histogram raced itself (a build with `TR_TOPP_RACE`) the
+/// value and the boundary's rank among the row's elements of that value in
+/// index order, which names the same element. Compares
 /// the rows without bias or min-p whose model cut exists (min-p can move the
 /// boundary to a whole value, `Cut::index == u32::MAX`, a form the top-p
 /// kernels do not record) and the kernels took; returns (rows compared, rows
 /// that differ, rows the histogram raced, compared or not).
 fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
     let gpu = sampler.debug_row_cuts()?;
-    let raced = sampler.debug_settled_cuts()?;
-    if gpu.len() != b.rows() || raced.len() != b.rows() {
+    if gpu.len() != b.rows() {
         bail!(
-            "batch {}: the sampler recorded {} and {} rows, the batch has {}",
+            "batch {}: the sampler recorded {} rows, the batch has {}",
             b.id,
             gpu.len(),
-            raced.len(),
             b.rows()
         );
     }
-    let settled = raced.iter().filter(|r| r.is_some()).count() as u64;
+    let settled = gpu
+        .iter()
+        .filter(|g| matches!(g, Some(RecordedCut::Rank { .. })))
+        .count() as u64;
     let pairs: Vec<(usize, RecordedCut, ModelCut)> = gpu
         .par_iter()
-        .zip(raced.par_iter())
         .enumerate()
-        .filter_map(|(r, (g, s))| {
-            let g = match (*g, *s) {
-                (Some((a, index)), _) => RecordedCut::Index(a, index),
-                (None, Some((a, q))) => RecordedCut::Rank(a, q),
-                (None, None) => return None,
-            };
+        .filter_map(|(r, g)| {
+            let g = (*g)?;
             let req = &b.reqs[r];
             if !matches!(req.bias, LogitBias::None) || req.params.min_p().is_some() {
                 return None;
@@ -1193,8 +1189,8 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
         // and `==`): the kernels' order keys do not tell -0 from +0, so a
         // boundary at a -0 logit comes back as +0, the same cut.
         let same = match g {
-            RecordedCut::Index(a, index) => m.cut.a == a && m.cut.index == index,
-            RecordedCut::Rank(a, q) => m.cut.a == a && m.rank == Some(q),
+            RecordedCut::Index { a, index } => m.cut.a == a && m.cut.index == index,
+            RecordedCut::Rank { a, q } => m.cut.a == a && m.rank == Some(q),
         };
         if !same {
             bad += 1;
@@ -1207,14 +1203,6 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
         }
     }
     Ok((n, bad, settled))
-}
-
-/// A row's cut as the top-p kernels recorded it: (value, index), or (value,
-/// rank among the row's elements of that value in index order, from 1).
-#[derive(Debug, Clone, Copy)]
-enum RecordedCut {
-    Index(f64, u32),
-    Rank(f64, u32),
 }
 
 /// The CPU model's cut of a row and the boundary's rank among the row's
