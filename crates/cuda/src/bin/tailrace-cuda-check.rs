@@ -1174,10 +1174,12 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
                 return None;
             }
             let x = r * b.stride..r * b.stride + b.vocab;
+            // The rank only where the record has one (a linear pass).
+            let rank = matches!(g, RecordedCut::Rank { .. });
             let m = match &b.logits {
-                Typed::F32(v) => model_cut(&v[x], req.params, b.vocab),
-                Typed::Bf16(v) => model_cut(&v[x], req.params, b.vocab),
-                Typed::F16(v) => model_cut(&v[x], req.params, b.vocab),
+                Typed::F32(v) => model_cut(&v[x], req.params, b.vocab, rank),
+                Typed::Bf16(v) => model_cut(&v[x], req.params, b.vocab, rank),
+                Typed::F16(v) => model_cut(&v[x], req.params, b.vocab, rank),
             }?;
             Some((r, g, m))
         })
@@ -1205,9 +1207,10 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
     Ok((n, bad, settled))
 }
 
-/// The CPU model's cut of a row and the boundary's rank among the row's
-/// elements of its value in index order (from 1; `None` where the cut keeps
-/// every element of that value, `Cut::index == u32::MAX`).
+/// The CPU model's cut of a row and, where asked, the boundary's rank among
+/// the row's elements of its value in index order (from 1; `None` where not
+/// asked, or where the cut keeps every element of that value, `Cut::index ==
+/// u32::MAX`).
 struct ModelCut {
     cut: tailrace_model::filter::Cut,
     rank: Option<u32>,
@@ -1217,6 +1220,7 @@ fn model_cut<T: tailrace_model::Logit>(
     x: &[T],
     params: SamplingParams,
     vocab: usize,
+    rank: bool,
 ) -> Option<ModelCut> {
     let row = tailrace_model::race::RowData::new(x, None);
     let cut = tailrace_model::race::PreparedRow::new(
@@ -1228,7 +1232,7 @@ fn model_cut<T: tailrace_model::Logit>(
     .cut?;
     Some(ModelCut {
         cut,
-        rank: cut_rank(x, cut),
+        rank: if rank { cut_rank(x, cut) } else { None },
     })
 }
 
