@@ -14,6 +14,17 @@ where its innermost line is.
 
     python3 scripts/sass-lines.py --csv src-r1-k50-p0.9-sass.csv.gz \\
         --cubin lineinfo.cubin --source tailrace.cu --function tr_fused_bf16
+
+Without a profile (`--between FIRST LAST` in place of `--csv`, no GPU
+needed), it counts the SASS instructions of a stretch of source instead: those
+whose inlining chain passes through the lines from the first holding FIRST to
+the next holding LAST, by kind (binary64 arithmetic, shuffles and warp
+reductions, shared-memory accesses and atomics, branches and the rest). The
+source and the cubin must come from the same defines (`tailrace-cuda-check
+source --define ...` and `cubin --define ...`, with TAILRACE_NVRTC_LINEINFO=1):
+
+    python3 scripts/sass-lines.py --cubin li.cubin --source tr.cu \\
+        --function tr_fast_bf16 --between "wclk.rare_step();" "wclk.rare_done();"
 """
 import argparse
 import csv
@@ -26,7 +37,8 @@ import sys
 
 
 def read_text(path):
-    raw = open(path, "rb").read()
+    with open(path, "rb") as f:
+        raw = f.read()
     if path.endswith(".gz"):
         raw = gzip.decompress(raw)
     return raw.decode("utf-8", errors="replace")
@@ -56,9 +68,10 @@ LINE = re.compile(r'//## File "[^"]*", line (\d+)')
 INSN = re.compile(r"/\*([0-9a-f]{4,})\*/")
 
 
-def line_table(nvdisasm, cubin, function):
+def line_table(nvdisasm, cubin, function, opcodes=None):
     """Offset -> source lines of each instruction of `function`, innermost
-    first (the inlining chain)."""
+    first (the inlining chain); where `opcodes` is a dict, offset -> the
+    instruction's opcode (its predicate left off) goes into it too."""
     out = subprocess.run(
         [nvdisasm, "-c", "-gi", cubin], check=True, capture_output=True, text=True
     ).stdout
@@ -84,6 +97,11 @@ def line_table(nvdisasm, cubin, function):
         if m:
             table[int(m.group(1), 16)] = line
             in_group = False
+            if opcodes is not None:
+                words = t[m.end() :].split()
+                if words and words[0].startswith("@"):
+                    words = words[1:]
+                opcodes[int(m.group(1), 16)] = words[0].rstrip(";") if words else "?"
     if not table:
         sys.exit("no instructions of %s in %s" % (function, cubin))
     return table
@@ -104,9 +122,49 @@ def functions_of(source_lines):
     return names
 
 
+KINDS = [
+    ("binary64", lambda op: op.startswith("D") and not op.startswith("DEPBAR")),
+    ("conversions", lambda op: op.startswith(("F2F", "I2F", "F2I"))),
+    ("shuffles, votes, reductions", lambda op: op.startswith(("SHFL", "VOTE", "REDUX", "MATCH"))),
+    ("shared loads and stores", lambda op: op.startswith(("LDS", "STS"))),
+    ("shared atomics", lambda op: op.startswith("ATOMS")),
+    ("branches and barriers", lambda op: op.startswith(("BRA", "BSSY", "BSYNC", "WARPSYNC", "CALL", "RET", "BAR", "EXIT", "YIELD"))),
+]
+
+
+def static_counts(args):
+    """The instructions of `function` from the source stretch args.between, by kind."""
+    src = read_text(args.source).splitlines()
+    first, last = args.between
+    try:
+        lo = next(i for i, t in enumerate(src, 1) if first in t)
+        hi = next(i for i, t in enumerate(src, 1) if i >= lo and last in t)
+    except StopIteration:
+        sys.exit("no stretch from %r to %r in %s" % (first, last, args.source))
+    opcodes = {}
+    table = line_table(args.nvdisasm, args.cubin, args.function, opcodes)
+    inside = [off for off, chain in table.items() if any(lo <= x <= hi for x in chain or [])]
+    print(
+        "%s: %d SASS instructions, %d of them from lines %d-%d (%s ... %s)"
+        % (args.function, len(table), len(inside), lo, hi, first, last)
+    )
+    by_kind = {}
+    for off in inside:
+        op = opcodes[off]
+        kind = next((k for k, test in KINDS if test(op)), "other")
+        by_kind.setdefault(kind, {}).setdefault(op, 0)
+        by_kind[kind][op] += 1
+    for kind, _ in KINDS + [("other", None)]:
+        ops = by_kind.get(kind, {})
+        detail = ", ".join("%s %d" % kv for kv in sorted(ops.items(), key=lambda kv: -kv[1])[:6])
+        print("  %-28s %5d  %s" % (kind, sum(ops.values()), detail))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--csv", required=True)
+    ap.add_argument("--csv", help="the profile's SASS page (or --between)")
+    ap.add_argument("--between", nargs=2, metavar=("FIRST", "LAST"),
+                    help="count the instructions of a source stretch instead (no profile)")
     ap.add_argument("--cubin", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--function", required=True)
@@ -114,6 +172,11 @@ def main():
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--depth", type=int, default=3, help="levels of the inlining paths")
     args = ap.parse_args()
+    if args.between:
+        static_counts(args)
+        return
+    if not args.csv:
+        ap.error("--csv or --between is needed")
 
     prof = profile_rows(args.csv)
     table = line_table(args.nvdisasm, args.cubin, args.function)

@@ -109,8 +109,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Print the assembled NVRTC source.
-    Source,
+    /// Print the assembled NVRTC source (with `--define`s, as compiled with them:
+    /// each takes a line at the top).
+    Source {
+        /// Extra `NAME=VALUE` defines (tuning variants).
+        #[arg(long = "define")]
+        defines: Vec<String>,
+    },
     /// Compile for an architecture (no GPU needed) and print NVRTC's log with ptxas statistics.
     CompileInfo {
         #[arg(default_value = "sm_90")]
@@ -218,8 +223,8 @@ fn main() {
 
 fn run(cli: &Cli) -> Result<bool> {
     match &cli.cmd {
-        Some(Cmd::Source) => {
-            println!("{}", kernels::source());
+        Some(Cmd::Source { defines }) => {
+            println!("{}", kernels::source_with(defines));
             return Ok(true);
         }
         Some(Cmd::CompileInfo { arch, defines }) => {
