@@ -783,6 +783,49 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 #ifndef TR_RACE_RARE_BITS
 #define TR_RACE_RARE_BITS 1
 #endif
+// A shorter rare step (with TR_RACE_RARE_BITS; docs/cuda-notes.md, run 33,
+// written without a device: 0 until one has timed it). Bit 0: the warp's
+// best score lower bound by two 32-bit warp reductions over its order key
+// (REDUX) instead of five rounds of two shuffles and a binary64 compare.
+// Bit 1: the block's threshold is the upper word of the key only, raised by
+// a native 32-bit shared atomic maximum that the warp does not wait for
+// (the 64-bit maximum is a compare-and-swap loop in lane 0, which the warp
+// waits for); the block's value read back is the key with its lower word
+// cleared, a lower bound of the one raised (tr_block_thr), which only costs
+// pruning. Bit 2: the turns queue by the lane's class cutoffs (one shuffle)
+// instead of each element's exact bound (a chain of about ten binary64
+// operations): the class test passes every element the exact one does, and
+// the flush applies the exact one before it scores.
+#ifndef TR_RACE_RARE_SHORT
+#define TR_RACE_RARE_SHORT 0
+#endif
+
+// The warp's largest v through its order key: the largest upper word, then
+// the largest lower word among the lanes holding it (v is never a NaN here:
+// the walk and the flush take a value only by a compare that a NaN fails).
+__device__ __forceinline__ double tr_warp_max_key(double v) {
+    const u64 k = tr_dkey(v);
+    const u32 hi = __reduce_max_sync(TR_FULL, (u32)(k >> 32));
+    const u32 lo = __reduce_max_sync(TR_FULL, (u32)(k >> 32) == hi ? (u32)k : 0u);
+    return tr_dunkey(((u64)hi << 32) | lo);
+}
+// The block's threshold (s_thr, the order key of a lower bound of the row's
+// best score). With TR_RACE_RARE_SHORT bit 1 only its upper word is raised,
+// so the value read is that word's key with the lower word cleared: no
+// larger than the value raised, and never a NaN (a cleared negative key
+// keeps its exponent short of all ones) except from the key of -inf, the
+// start, whose upper word no other value shares.
+__device__ __forceinline__ double tr_block_thr(const u64* s_thr) {
+    if ((TR_RACE_RARE_SHORT & 2) == 0) return tr_dunkey(*(const volatile u64*)s_thr);
+    const u32 hi = ((const volatile u32*)s_thr)[1];
+    return hi <= (u32)(tr_dkey(tr_ninf()) >> 32) ? tr_ninf() : tr_dunkey((u64)hi << 32);
+}
+__device__ __forceinline__ void tr_block_thr_raise(u64* s_thr, u64 key) {
+    if ((TR_RACE_RARE_SHORT & 2) == 0)
+        atomicMax((unsigned long long*)s_thr, (unsigned long long)key);
+    else
+        atomicMax((u32*)s_thr + 1, (u32)(key >> 32));
+}
 
 // Element `bit` (8n + k) of a lane's N units of 8, without indexing the
 // register array at run time (which would put it in local memory): bias rows
@@ -886,12 +929,14 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         if (v > thr) {
             thr = v;
             tkey = tr_dkey(thr);
-            if (lane == 0) atomicMax((unsigned long long*)s_thr, (unsigned long long)tkey);
+            if (lane == 0) tr_block_thr_raise(s_thr, tkey);
             wclk.raise_begin();
             cut.compute(neg_t, lbc_lane, thr, cut_a);
             wclk.raise_done();
         }
     };
+
+    auto warp_max = [](double v) { return (TR_RACE_RARE_SHORT & 1) ? tr_warp_max_key(v) : tr_warp_max(v); };
 
     // Appends the lane's entry where push is set, after the entries queued
     // so far and those of lower lanes (bal: the warp's ballot of push).
@@ -996,13 +1041,13 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 }
             }
         }
-        raise(tr_warp_max(pilot));
+        raise(warp_max(pilot));
     }
     if (PILOTED && TR_RACE_BLOCK_PILOT) {
         // Every warp starts from the block's best pilot (every thread of
         // the block races the same row here, so the barrier is uniform).
         __syncthreads();
-        raise(tr_dunkey(*(volatile u64*)s_thr));
+        raise(tr_block_thr(s_thr));
     }
     // The refresh (TR_RACE_REFRESH): the upper word of the block's key,
     // read just before a step's unit-test vote, joins that vote, so a
@@ -1169,7 +1214,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             // Rare: some lane holds a candidate. Raise thr from the score
             // lower bounds of the lane's candidates, then queue those whose
             // upper bound reaches it, walking the set bits of cand.
-            double lo_best = tr_dunkey(*(volatile u64*)s_thr);
+            double lo_best = tr_block_thr(s_thr);
             const u32 ib0 = (u32)((u0 + lane) * 8);
             auto elem = [&](u32 bit) -> double {
                 if (BIAS) return (double)tr_pick<N>(a, bit);
@@ -1183,7 +1228,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                     lo_best = (s > lo_best) ? s : lo_best;
                 }
             }
-            raise(tr_warp_max(lo_best));
+            raise(warp_max(lo_best));
             // Each turn takes every lane's next candidate, until no lane has
             // one left, so the ballots see the whole warp. A turn queues at
             // most 32, so the queue is flushed before a turn that might not
@@ -1192,14 +1237,20 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             for (u32 c = cand; __any_sync(TR_FULL, c != 0); c &= c - 1) {
                 if (qn + 32 > cap) {
                     tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
-                    raise(tr_warp_max(bs));
+                    raise(warp_max(bs));
                 }
                 const u32 bit = c != 0 ? (u32)(__ffs(c) - 1) : 0u;
                 const double av = elem(bit);
                 const u32 i = ib0 + (bit >> 3) * 256 + (bit & 7);
                 const u32 ld = tr_pick_lead<N>(lw, bit);
-                const bool push = c != 0 && tr_keeps(av, i, cut_a, cut_i) &&
-                                  __fma_rn(neg_t, tr_lead_lower_bound(ld), av) >= thr;
+                bool push;
+                if (TR_RACE_RARE_SHORT & 4) {
+                    const double cl = (double)cut.get(ld);  // a shuffle: every lane takes it
+                    push = c != 0 && tr_keeps(av, i, cut_a, cut_i) && av >= cl;
+                } else {
+                    push = c != 0 && tr_keeps(av, i, cut_a, cut_i) &&
+                           __fma_rn(neg_t, tr_lead_lower_bound(ld), av) >= thr;
+                }
                 const u32 bal = __ballot_sync(TR_FULL, push);
                 if (bal) enqueue(push, bal, i, ld, av);
             }
@@ -1213,7 +1264,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         for (int n = 0; n < N; n++)
 #pragma unroll
             for (int k = 0; k < 8; k++) cand |= (a[n][k] >= cut.get(lead(n, k)) ? 1u : 0u) << (8 * n + k);
-        double lo_best = tr_dunkey(*(volatile u64*)s_thr);
+        double lo_best = tr_block_thr(s_thr);
 #pragma unroll
         for (int n = 0; n < N; n++) {
             const u32 ib = (u32)((u0 + 32 * n + lane) * 8);
@@ -1226,7 +1277,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 }
             }
         }
-        raise(tr_warp_max(lo_best));
+        raise(warp_max(lo_best));
 #pragma unroll
         for (int n = 0; n < N; n++) {
             const u32 ib = (u32)((u0 + 32 * n + lane) * 8);
@@ -1240,7 +1291,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 if (bal_k) {
                     if (qn + __popc(bal_k) > cap) {
                         tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);
-                        raise(tr_warp_max(bs));
+                        raise(warp_max(bs));
                     }
                     enqueue(push, bal_k, i, lead(n, k), av);
                 }
@@ -1252,7 +1303,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     wclk.loop_done();
     if (PEND && pend_list != nullptr && lane == 0) pend_list[-1] = pend_n;
     __syncthreads();
-    double bt = tr_dunkey(*(volatile u64*)s_thr);
+    double bt = tr_block_thr(s_thr);
     thr = (bt > thr) ? bt : thr;
     const u32 final_q = qn;
     tr_flush(q, qn, neg_t, seed, pos, thr, bs, bi);

@@ -65,7 +65,8 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// the masses one call after another `TR_TOPP_CSEL_ILP=1u`; the middle
 /// masses by shared atomics `TR_TOPP_CSEL_MID_WARP=0`), the race in the
 /// bf16 histogram of run 31, not yet on by default (`TR_TOPP_RACE=1`, with
-/// four units a load `TR_TOPP_RACE_UNITS=4` too), the phase clock (`TR_PHASE_PRINT=1`) and the
+/// four units a load `TR_TOPP_RACE_UNITS=4` too), the shorter rare step of
+/// the race, not yet on by default (`TR_RACE_RARE_SHORT=7`), the phase clock (`TR_PHASE_PRINT=1`) and the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
 /// cleanly, so a device run does not find out first.
 #[test]
@@ -103,6 +104,8 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_RACE=0",
         "TR_PHASE_PRINT=1",
         "TR_TOPP_SELECT_TWICE=1",
+        "TR_RACE_RARE_SHORT=7",
+        "TR_RACE_RARE_SHORT=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
@@ -142,16 +145,42 @@ fn control_shape_compiles(defines: &[String]) {
             race,
             "{knob}: the histogram's race is built exactly where asked"
         );
+        // The shorter rare step's warp maximum is the only 32-bit max
+        // reduction of the source.
+        let short = defines
+            .iter()
+            .rev()
+            .find_map(|d| d.strip_prefix("TR_RACE_RARE_SHORT="))
+            .map_or_else(
+                || source_default("sample.cu", "TR_RACE_RARE_SHORT"),
+                |v| v.parse().expect("a number"),
+            );
+        assert_eq!(
+            ptx.contains("redux.sync.max.u32"),
+            short & 1 != 0,
+            "{knob}: the rare step's key maximum is built exactly where asked"
+        );
     }
+}
+
+/// The default of `#define NAME VALUE` in kernels/FILE, as a number.
+fn source_default(file: &str, name: &str) -> u32 {
+    let src = match file {
+        "sample.cu" => include_str!("../kernels/sample.cu"),
+        "topp.cu" => include_str!("../kernels/topp.cu"),
+        _ => panic!("no kernel source {file}"),
+    };
+    let head = format!("#define {name} ");
+    let line = src
+        .lines()
+        .find(|l| l.trim_start().starts_with(&head))
+        .unwrap_or_else(|| panic!("kernels/{file} defines {name}"));
+    let value = line.split_whitespace().nth(2).expect("a value");
+    value.trim_end_matches('u').parse().expect("a number")
 }
 
 /// Whether kernels/topp.cu builds the histogram's race by default (its
 /// `#define TR_TOPP_RACE` line).
 fn topp_race_default() -> bool {
-    let src = include_str!("../kernels/topp.cu");
-    let line = src
-        .lines()
-        .find(|l| l.trim_start().starts_with("#define TR_TOPP_RACE "))
-        .expect("kernels/topp.cu defines TR_TOPP_RACE");
-    line.split_whitespace().nth(2).expect("a value") != "0"
+    source_default("topp.cu", "TR_TOPP_RACE") != 0
 }
