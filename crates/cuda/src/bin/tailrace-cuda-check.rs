@@ -292,6 +292,8 @@ fn run(cli: &Cli) -> Result<bool> {
     let mut sampler = if cli.checked_defines.is_empty() {
         Sampler::new(cli.device).context("starting the CUDA sampler")?
     } else {
+        // Before any cudarc call, which panics where libcuda is missing.
+        kernels::require_driver().context("starting the CUDA sampler")?;
         let ctx = cudarc::driver::CudaContext::new(cli.device).context("creating the context")?;
         let stream = ctx.new_stream().context("creating a stream")?;
         log(format!("checked build: defines {:?}", cli.checked_defines));
