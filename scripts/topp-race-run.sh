@@ -24,6 +24,9 @@ timeout 450 "$BIN" --checked-define TR_TOPP_RACE=1 --out "$L/check-summary.json"
   --diff-budget-s 60 --variants-only --variant-mode top_p0.9 --variant-rows 1,8,16,32,64,128,256 \
   --variant "TR_TOPP_RACE=0" --variant "TR_TOPP_RACE=1;TR_TOPP_RACE_UNITS=4" >"$L/check.log" 2>&1
 echo "check exit $?" >>"$L/check.log"
+# The check's logs come back even if the phase clock below runs past the
+# call's limit.
+tar -C /tmp -czf "$OUT/topp-race.tgz" topp-race
 grep "V=131072" "$L/check.log" | sed -e 's/^\[[^]]*\]  *//' -e 's/ (p10[^)]*)//g' -e 's/, floor.*; queued/ q/'
 grep -E "rows in .*batches|invariance:|exit|FAIL|PASS|MISMATCH|error" "$L/check.log" | tail -9
 OUT=$L CONFIGS="64:0:0.9" DEFINES="TR_TOPP_RACE=1" bash scripts/phase-run.sh >"$L/phase.txt" 2>&1
