@@ -20,16 +20,9 @@ set -u
 cd "$(dirname "$0")/.."
 . scripts/device-env.sh
 L=/tmp/rare-step
-mkdir -p "$L"
-timeout 420 "$BIN" --checked-define TR_RACE_RARE_SHORT=7 --out "$L/check-summary.json" --iters 40 \
-  --diff-budget-s 60 --variants-only --variant-mode plain --variant-rows 1,8,64,256,1024 \
+check_experiment rare-step 420 --checked-define TR_RACE_RARE_SHORT=7 --iters 40 --diff-budget-s 60 \
+  --variants-only --variant-mode plain --variant-rows 1,8,64,256,1024 \
   --variant "TR_RACE_RARE_SHORT=0" --variant "TR_RACE_RARE_SHORT=1" \
-  --variant "TR_RACE_RARE_SHORT=3" --variant "TR_RACE_RARE_SHORT=7;TR_RACE_REFRESH=1" >"$L/check.log" 2>&1
-echo "check exit $?" >>"$L/check.log"
-# The check's logs come back even if the warp clock below runs past the
-# call's limit.
-tar -C /tmp -czf "$OUT/rare-step.tgz" rare-step
-grep "V=131072" "$L/check.log" | sed -e 's/^\[[^]]*\]  *//' -e 's/ (p10[^)]*)//g' -e 's/, floor.*; queued/ q/'
-grep -E "invariance:|exit|FAIL|PASS|MISMATCH|error" "$L/check.log" | tail -9
+  --variant "TR_RACE_RARE_SHORT=3" --variant "TR_RACE_RARE_SHORT=7;TR_RACE_REFRESH=1"
 OUT=$L REPS=3 CONFIGS="256:TR_RACE_RARE_SHORT=0 256:TR_RACE_RARE_SHORT=7" bash scripts/warp-run.sh
 tar -C /tmp -czf "$OUT/rare-step.tgz" rare-step

@@ -19,16 +19,9 @@ set -u
 cd "$(dirname "$0")/.."
 . scripts/device-env.sh
 L=/tmp/topp-race
-mkdir -p "$L"
-timeout 450 "$BIN" --checked-define TR_TOPP_RACE=1 --out "$L/check-summary.json" --iters 40 \
-  --diff-budget-s 60 --variants-only --variant-mode top_p0.9 --variant-rows 1,8,16,32,64,128,256 \
-  --variant "TR_TOPP_RACE=0" --variant "TR_TOPP_RACE=1;TR_TOPP_RACE_UNITS=4" >"$L/check.log" 2>&1
-echo "check exit $?" >>"$L/check.log"
-# The check's logs come back even if the phase clock below runs past the
-# call's limit.
-tar -C /tmp -czf "$OUT/topp-race.tgz" topp-race
-grep "V=131072" "$L/check.log" | sed -e 's/^\[[^]]*\]  *//' -e 's/ (p10[^)]*)//g' -e 's/, floor.*; queued/ q/'
-grep -E "rows in .*batches|invariance:|exit|FAIL|PASS|MISMATCH|error" "$L/check.log" | tail -9
+check_experiment topp-race 450 --checked-define TR_TOPP_RACE=1 --iters 40 --diff-budget-s 60 \
+  --variants-only --variant-mode top_p0.9 --variant-rows 1,8,16,32,64,128,256 \
+  --variant "TR_TOPP_RACE=0" --variant "TR_TOPP_RACE=1;TR_TOPP_RACE_UNITS=4"
 OUT=$L CONFIGS="64:0:0.9" DEFINES="TR_TOPP_RACE=1" bash scripts/phase-run.sh >"$L/phase.txt" 2>&1
 tail -30 "$L/phase.txt"
 tar -C /tmp -czf "$OUT/topp-race.tgz" topp-race
