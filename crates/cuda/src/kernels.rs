@@ -137,6 +137,26 @@ pub fn prelude() -> String {
     s
 }
 
+/// The value a build with `defines` (`NAME=VALUE` entries, as
+/// [`source_with`] takes them) gives the tuning knob `name`: the last such
+/// define, else the default the kernel files give it (`#define NAME VALUE`
+/// under its `#ifndef`); None where neither names it.
+pub fn knob_value(name: &str, defines: &[String]) -> Option<String> {
+    if let Some(v) = defines.iter().rev().find_map(|d| {
+        d.split_once('=')
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+    }) {
+        return Some(v);
+    }
+    let head = format!("#define {name} ");
+    [COMMON, MATH, NOISE, SAMPLE, TOPP, DEBUG]
+        .iter()
+        .flat_map(|f| f.lines())
+        .find_map(|l| l.trim_start().strip_prefix(&head))
+        .map(|v| v.trim().to_string())
+}
+
 /// The complete NVRTC source: prelude and every kernel file.
 pub fn source() -> String {
     source_with(&[])
@@ -514,5 +534,19 @@ mod tests {
         assert!(src.contains("#define TR_TOPP_STAGE_AT ((((TR_TOPP_VALUES + 1) * 4) + 15) & ~15u)"));
         assert_eq!(TOPP_TABLE_BYTES, (TOPP_VALUES as u32 + 1) * 4);
         assert_eq!(TOPP_STAGE_AT, (TOPP_TABLE_BYTES + 15) & !15);
+    }
+
+    #[test]
+    fn knob_value_reads_a_define_else_the_source_default() {
+        let d = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // The defaults as the kernel files write them.
+        assert_eq!(knob_value("TR_RACE_RARE_BITS", &[]).as_deref(), Some("1"));
+        assert_eq!(knob_value("TR_TOPP_PEND_CAP", &[]).as_deref(), Some("512u"));
+        // A define wins, the last of several; other names do not match.
+        let defs = d(&["TR_RACE_RARE_BITS=0", "TR_RACE_RARE_BITS_X=5"]);
+        assert_eq!(knob_value("TR_RACE_RARE_BITS", &defs).as_deref(), Some("0"));
+        let defs = d(&["TR_RACE_RARE_BITS=0", "TR_RACE_RARE_BITS=3"]);
+        assert_eq!(knob_value("TR_RACE_RARE_BITS", &defs).as_deref(), Some("3"));
+        assert_eq!(knob_value("TR_NO_SUCH_KNOB", &[]), None);
     }
 }

@@ -135,11 +135,7 @@ fn control_shape_compiles(defines: &[String]) {
         // The race in the histogram copies its row's parameters with
         // 8-byte cp.async, which nothing else issues: there with the knob
         // on (asked for, or the source's default), gone with it off.
-        let race = defines
-            .iter()
-            .rev()
-            .find_map(|d| d.strip_prefix("TR_TOPP_RACE="))
-            .map_or_else(topp_race_default, |v| v != "0");
+        let race = kernels::knob_value("TR_TOPP_RACE", defines).expect("a default") != "0";
         assert_eq!(
             ptx.contains("cp.async.ca.shared.global"),
             race,
@@ -147,40 +143,14 @@ fn control_shape_compiles(defines: &[String]) {
         );
         // The shorter rare step's warp maximum is the only 32-bit max
         // reduction of the source.
-        let short = defines
-            .iter()
-            .rev()
-            .find_map(|d| d.strip_prefix("TR_RACE_RARE_SHORT="))
-            .map_or_else(
-                || source_default("sample.cu", "TR_RACE_RARE_SHORT"),
-                |v| v.parse().expect("a number"),
-            );
+        let short: u32 = kernels::knob_value("TR_RACE_RARE_SHORT", defines)
+            .expect("a default")
+            .parse()
+            .expect("a number");
         assert_eq!(
             ptx.contains("redux.sync.max.u32"),
             short & 1 != 0,
             "{knob}: the rare step's key maximum is built exactly where asked"
         );
     }
-}
-
-/// The default of `#define NAME VALUE` in kernels/FILE, as a number.
-fn source_default(file: &str, name: &str) -> u32 {
-    let src = match file {
-        "sample.cu" => include_str!("../kernels/sample.cu"),
-        "topp.cu" => include_str!("../kernels/topp.cu"),
-        _ => panic!("no kernel source {file}"),
-    };
-    let head = format!("#define {name} ");
-    let line = src
-        .lines()
-        .find(|l| l.trim_start().starts_with(&head))
-        .unwrap_or_else(|| panic!("kernels/{file} defines {name}"));
-    let value = line.split_whitespace().nth(2).expect("a value");
-    value.trim_end_matches('u').parse().expect("a number")
-}
-
-/// Whether kernels/topp.cu builds the histogram's race by default (its
-/// `#define TR_TOPP_RACE` line).
-fn topp_race_default() -> bool {
-    source_default("topp.cu", "TR_TOPP_RACE") != 0
 }

@@ -280,14 +280,10 @@ fn run(cli: &Cli) -> Result<bool> {
         }
         _ => {}
     }
-    // The bf16 top-p histogram races rows itself only in builds that ask for
-    // it (TR_TOPP_RACE, off by default until a device has timed it).
+    // The bf16 top-p histogram races rows itself only in builds with
+    // TR_TOPP_RACE on (asked for, or the source's default).
     HISTOGRAM_RACES
-        .set(
-            cli.checked_defines
-                .iter()
-                .any(|d| d.starts_with("TR_TOPP_RACE=") && d != "TR_TOPP_RACE=0"),
-        )
+        .set(kernels::knob_value("TR_TOPP_RACE", &cli.checked_defines).is_some_and(|v| v != "0"))
         .ok();
     let mut sampler = if cli.checked_defines.is_empty() {
         Sampler::new(cli.device).context("starting the CUDA sampler")?
