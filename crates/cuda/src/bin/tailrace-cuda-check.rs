@@ -930,7 +930,7 @@ fn check_long_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json
         Batch::generate_long_topp,
         "with per-chunk counts on this device",
         |_, g| g.topp_cnt_bytes > 0,
-        true,
+        Demand::SkipAndRace,
     )
 }
 
@@ -946,7 +946,9 @@ fn check_segmented_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde
         Batch::generate_segmented_topp,
         "with histogram segments on this device",
         |_, g| g.topp_seg_units > 0,
-        true,
+        // Rows of one chunk: the histogram races only rows of several
+        // (`tr_topp_hist` in kernels/topp.cu), so none is raced here.
+        Demand::Skip,
     )
 }
 
@@ -964,7 +966,7 @@ fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Va
         "in blocks of fewer than 256 threads",
         // The generic kernel keeps 256 threads (`Geometry::for_build`).
         |b, g| g.block_threads < 256 && b.specialized(),
-        false,
+        Demand::Shape,
     )
 }
 
@@ -978,7 +980,7 @@ fn check_generated(
     generate: fn(u64, u64) -> Batch,
     shape: &str,
     shaped: impl Fn(&Batch, &Geometry) -> bool,
-    must_skip: bool,
+    demand: Demand,
 ) -> Result<(bool, serde_json::Value)> {
     let batches: u64 = if cli.rows >= 10_000 { full } else { 2 };
     log(format!("{name}: {batches} batches"));
@@ -986,7 +988,21 @@ fn check_generated(
         .into_par_iter()
         .map(|id| generate(cli.seed, id))
         .collect();
-    check_group(sampler, &group, shape, shaped, must_skip)
+    check_group(sampler, &group, shape, shaped, demand)
+}
+
+/// What a generated group must have run besides its shape.
+#[derive(Clone, Copy, PartialEq)]
+enum Demand {
+    /// The shape alone.
+    Shape,
+    /// On a device with thread block clusters, at least one batch with
+    /// pending top-p cuts and one without a first pass (groups of bf16
+    /// top-p rows alone).
+    Skip,
+    /// As `Skip`, and in a build whose histogram races rows
+    /// (`TR_TOPP_RACE`), at least one row raced there.
+    SkipAndRace,
 }
 
 /// Whether the checked build's bf16 top-p histogram races rows itself
@@ -995,16 +1011,14 @@ static HISTOGRAM_RACES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
 /// Runs `group` on the CPU model and the GPU (default launch options) and
 /// compares row by row; `shaped` tells whether a batch's automatic geometry
-/// has the shape the group is for, and at least one must. With `must_skip`
-/// (groups of bf16 top-p rows alone, on a device with thread block
-/// clusters) at least one batch must also have run with pending top-p cuts
-/// and one without a first pass.
+/// has the shape the group is for, and at least one must; `demand` says
+/// what else must have run.
 fn check_group(
     sampler: &mut Sampler,
     group: &[Batch],
     shape: &str,
     shaped: impl Fn(&Batch, &Geometry) -> bool,
-    must_skip: bool,
+    demand: Demand,
 ) -> Result<(bool, serde_json::Value)> {
     let t0 = Instant::now();
     let batches = group.len();
@@ -1112,8 +1126,8 @@ fn check_group(
             )),
         }
     }
-    let races = HISTOGRAM_RACES.get().copied().unwrap_or(false);
-    let own_ok = !must_skip
+    let races = demand == Demand::SkipAndRace && HISTOGRAM_RACES.get().copied().unwrap_or(false);
+    let own_ok = demand == Demand::Shape
         || !sampler.has_clusters()
         || (own > 0 && pending > 0 && (settled > 0 || !races));
     if !own_ok {
