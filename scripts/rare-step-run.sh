@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The exact race's shorter rare step (kernels/sample.cu, TR_RACE_RARE_SHORT;
-# 0 by default until this has run) on the device machine, in one call:
+# 7, the default since run 34, which timed it; 0 is the rare step as it was)
+# on the device machine, in one call:
 #  1. the whole check of a build with TR_RACE_RARE_SHORT=7 (the differential
 #     against the CPU model; the invariance against the builds timed beside
 #     it: 0, the rare step as it is, 1, the warp maximum by key only, 3,
