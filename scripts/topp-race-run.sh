@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The bf16 top-p histogram's own race (kernels/topp.cu, TR_TOPP_RACE; off by
-# default until this has run) on the device machine, in one call:
+# default: run 34 ran this and measured it slower) on the device machine, in
+# one call:
 #  1. the whole check of a build with TR_TOPP_RACE=1 (the differential
 #     against the CPU model, in which the check counts the rows the
 #     histogram raced and fails where none was; the invariance against the
