@@ -787,8 +787,8 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 // and 34). Measured on the H200 (run 34): a rare step 2,565 -> 2,155 SM
 // cycles (warp clock, plain B = 256); plain bf16 V = 131072 per call B = 1
 // 13.9 -> 12.4 us, B = 64 23.7 -> 22.8, B = 256 40.7 -> 40.1, B = 1024
-// 114.4 -> 112.5 (7 against 0, one process); 3 (without bit 2) was between
-// them. 0 is the rare step as it was, a timing knob. Bit 0: the warp's
+// 114.4 -> 112.5 (7 against 0, one process); 3 (without bit 2) was slower
+// than 7 at every B. 0 is the rare step as it was, a timing knob. Bit 0: the warp's
 // best score lower bound by two 32-bit warp reductions over its order key
 // (REDUX) instead of five rounds of two shuffles and a binary64 compare.
 // Bit 1: the block's threshold is the upper word of the key only, raised by
