@@ -279,6 +279,17 @@ template <int DT> __device__ __forceinline__ Raw8 tr_ring_get(u32 src) {
     return r;
 }
 
+// Stores unit r into the ring at dst (a unit the refill loaded itself).
+template <int DT> __device__ __forceinline__ void tr_ring_store(u32 dst, const Raw8& r) {
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst), "r"(r.v0.x), "r"(r.v0.y),
+                 "r"(r.v0.z), "r"(r.v0.w)
+                 : "memory");
+    if (DT == 0)
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst + 16), "r"(r.v1.x),
+                     "r"(r.v1.y), "r"(r.v1.z), "r"(r.v1.w)
+                     : "memory");
+}
+
 // The largest of a unit's eight logits as binary32, NaN if one is NaN (its
 // other values do not matter then): NaN-propagating maxima as a tree, on the
 // 16-bit pairs of bf16 and f16 units (max.NaN.bf16x2 / f16x2: exact, as the
@@ -722,6 +733,27 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 #ifndef TR_RACE_PIN_LEADS
 #define TR_RACE_PIN_LEADS 1
 #endif
+// The lean loop of the staged race, in the builds that take it (the LEAN
+// template argument: tr_fast_bf16, tr_fast_f16, tr_fast_pend_bf16, 128
+// registers). Nsight's source view of plain bf16 B = 256 put 4.8% of
+// tr_fast_bf16's stall samples on the loop head's branch resolution after
+// the back edge and its YIELD, and each step took a branch to its ring read
+// (docs/cuda-notes.md, run 35). TR_RACE_STEP_PAIRS=1 (with TR_RACE_PIPE): the
+// loop takes two steps an iteration, the second with the lead blocks' roles
+// swapped (one back edge and one YIELD every two steps, no lead block
+// copied). TR_RACE_RING_ALL=1: the units that are not whole go through the
+// ring too (the refill stores them, by selects), so a step reads its slot
+// with no branch. Measured on the H200 (run 35, call 3, one process), plain
+// bf16 V = 131072 per call: B = 256 41.3 -> 40.2 us (RING_ALL alone 40.9),
+// B <= 64 within 0.2 us; both in every build made B = 1024 (80 registers)
+// 113.9 -> 118.2 and f32 B = 256 49.6 -> 51.8, hence only these builds.
+// 0: the loop as before (timing knobs).
+#ifndef TR_RACE_STEP_PAIRS
+#define TR_RACE_STEP_PAIRS 1
+#endif
+#ifndef TR_RACE_RING_ALL
+#define TR_RACE_RING_ALL 1
+#endif
 // 1: a pilot threshold before the first step, in the builds whose PILOT
 // template argument is true. Each lane takes the largest logit of its first
 // unit (the first of equal ones) with the upper bound of its lead, a lower
@@ -903,7 +935,7 @@ __device__ void tr_pend_finish(const SampleArgs& A, u32 row, const RowState& st,
 // unit counted, so that a region that fills shows). No atomics: a warp
 // ballot gives the slots. The caller excludes v* itself from the race by its
 // cut (tr_pass).
-template <int DT, bool BIAS, bool STAGED, bool PILOT, bool PEND = false>
+template <int DT, bool BIAS, bool STAGED, bool PILOT, bool PEND = false, bool LEAN = false>
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
                               double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc,
@@ -983,13 +1015,24 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     static_assert(!STAGED || (TR_RACE_STAGES % N == 0 && TR_RACE_STAGES / N >= 2),
                   "the ring holds at least two steps of N units");
     const u32 ring = STAGED ? tr_ring_lane<DT>(cap) : 0;
+    // RING_ALL: a staged row is 16-byte aligned, so its units that are not
+    // whole are the partial unit whole_hi (where the row ends inside the
+    // chunk: every lane loads it here, once) and the units past the chunk
+    // (-inf); the refill stores one or the other, by selects.
+    constexpr bool RING_ALL = LEAN && STAGED && TR_RACE_RING_ALL;
+    const Raw8 dead = tr_fetch8<DT>(row, 0, vocab, al, false);
+    Raw8 part = dead;
+    if (RING_ALL && whole_hi < unit_hi) part = fetch(whole_hi).x;
     auto stage = [&](UT s0, int d) {
         // One commit group a step, empty where the step holds no whole unit.
 #pragma unroll
         for (int n = 0; n < N; n++) {
             const UT u = s0 + 32 * n + lane;
+            const u32 dst = ring + (u32)(d * N + n) * Ring<DT>::slot;
             if (STAGED && u < whole_hi)
-                tr_ring_put<DT>(ring + (u32)(d * N + n) * Ring<DT>::slot, row, (i64)u);
+                tr_ring_put<DT>(dst, row, (i64)u);
+            else if (RING_ALL)
+                tr_ring_store<DT>(dst, u == whole_hi ? part : dead);
         }
         tr_cp_commit();
     };
@@ -1026,7 +1069,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             if (us >= unit_hi) break;
             const UT u = us + lane;
             Raw8 r0;
-            if (STAGED && u < whole_hi)
+            if (STAGED && (RING_ALL || u < whole_hi))
                 r0 = tr_ring_get<DT>(ring + (u32)(s * N) * Ring<DT>::slot);
             else
                 r0 = (STAGED || s > 0) ? fetch(u).x : raw[0].x;
@@ -1080,7 +1123,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
         cut.compute(neg_t, lbc_lane, thr, cut_a);
         wclk.raise_done();
     };
-    for (; u0 < unit_hi; u0 += step) {
+    // One step of the race: unit n of the lane is u0 + 32 n + lane; lw holds
+    // its lead blocks, and with TR_RACE_PIPE the next step's go to lw_next.
+    // A return ends the step (most steps end at the unit test's vote).
+    auto race_step = [&](const UT u0, uint4 (&lw)[N], uint4 (&lw_next)[N]) {
         AT a[N][8];
         Raw8 rx[N];
         wclk.step();
@@ -1091,7 +1137,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             for (int n = 0; n < N; n++) {
                 const UT u = u0 + 32 * n + lane;
                 RawA<DT, BIAS> r;
-                if (STAGED && u < whole_hi)
+                if (STAGED && (RING_ALL || u < whole_hi))
                     r.x = tr_ring_get<DT>(ring + (u32)(slot * N + n) * Ring<DT>::slot);
                 else
                     r = fetch(u);
@@ -1139,12 +1185,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 }
             }
         }
-        uint4 lw[N];
         if (TR_RACE_PIPE) {
-            // This step's blocks came from the step before; the next step's
-            // are computed now (past the chunk on the last step: unused).
-#pragma unroll
-            for (int n = 0; n < N; n++) lw[n] = lw_next[n];
+            // This step's blocks came from the step before (lw); the next
+            // step's are computed now (past the chunk on the last step:
+            // unused).
             leads(u0 + step, lw_next);
             if (PILOT ? (TR_RACE_PIN_LEADS & 1) != 0 : (TR_RACE_PIN_LEADS & 2) != 0) {
                 // Keep the next step's Philox rounds ahead of this step's
@@ -1182,10 +1226,10 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             const u32 lm_lo = lm2 << 16, lm_hi = lm2 & 0xffff0000u;
             const u32 lmin = lm_lo < lm_hi ? lm_lo : lm_hi;
             const bool ahead = block_ahead();
-            if (!__any_sync(TR_FULL, (um >= cut.get(lmin)) | ahead)) continue;
+            if (!__any_sync(TR_FULL, (um >= cut.get(lmin)) | ahead)) return;
             if (REFRESH && ahead) {
                 refresh();
-                if (!__any_sync(TR_FULL, um >= cut.get(lmin))) continue;
+                if (!__any_sync(TR_FULL, um >= cut.get(lmin))) return;
             }
 #pragma unroll
             for (int n = 0; n < N; n++)
@@ -1213,7 +1257,7 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
             }
         }
         if (BITS) {
-            if (!__any_sync(TR_FULL, cand != 0)) continue;
+            if (!__any_sync(TR_FULL, cand != 0)) return;
             wclk.rare_step();
             // Rare: some lane holds a candidate. Raise thr from the score
             // lower bounds of the lane's candidates, then queue those whose
@@ -1259,9 +1303,9 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                 if (bal) enqueue(push, bal, i, ld, av);
             }
             wclk.rare_done();
-            continue;
+            return;
         }
-        if (!__any_sync(TR_FULL, anyc)) continue;
+        if (!__any_sync(TR_FULL, anyc)) return;
         // Rare: some lane holds a candidate. Recompute which, raise thr from
         // their score lower bounds, queue those whose upper bound reaches it.
 #pragma unroll
@@ -1299,6 +1343,33 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
                     }
                     enqueue(push, bal_k, i, lead(n, k), av);
                 }
+            }
+        }
+    };
+    // PAIRS: the loop takes two steps an iteration, the second with the lead
+    // blocks' roles swapped, so no lead block is copied and the loop's latch,
+    // branch and yield come once every two steps; otherwise one step an
+    // iteration, the next step's blocks copied into this step's at its end.
+    constexpr bool PAIRS = LEAN && TR_RACE_PIPE && TR_RACE_STEP_PAIRS;
+    uint4 lw_cur[N];
+    if (TR_RACE_PIPE) {
+#pragma unroll
+        for (int n = 0; n < N; n++) lw_cur[n] = lw_next[n];
+    }
+    if (PAIRS) {
+        while (u0 < unit_hi) {
+            race_step(u0, lw_cur, lw_next);
+            u0 += step;
+            if (u0 >= unit_hi) break;
+            race_step(u0, lw_next, lw_cur);
+            u0 += step;
+        }
+    } else {
+        for (; u0 < unit_hi; u0 += step) {
+            race_step(u0, lw_cur, lw_next);
+            if (TR_RACE_PIPE) {
+#pragma unroll
+                for (int n = 0; n < N; n++) lw_cur[n] = lw_next[n];
             }
         }
     }
@@ -2589,7 +2660,7 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
-template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false>
+template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false, bool LEAN = false>
 __device__ void tr_pass(const SampleArgs& A) {
     static_assert(!PEND || (DT == 1 && FAST && !FUSED), "PEND: the bf16 race without the fused path");
     typedef typename Elem<DT>::T ET;
@@ -2698,7 +2769,7 @@ __device__ void tr_pass(const SampleArgs& A) {
         else if (!race)
             tr_scan<DT, false, false>(xrow, brow, al, bal, A.vocab, lo, hi, A.queue_cap, acc);
         else if (RACE_RING && A.race_stages && al)
-            tr_race_exact<DT, false, RACE_RING, PILOT, PEND>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t,
+            tr_race_exact<DT, false, RACE_RING, PILOT, PEND, LEAN>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t,
                                                              seed, pos, cut_a, cut_i, A.queue_cap, &s_thr,
                                                              acc, pend_h2, pend_list, pend_cap);
         else
@@ -2867,8 +2938,8 @@ extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_g
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true, false, false>(A); }
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true, false, false>(A); }
 extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
 extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
 extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
 extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }

@@ -67,7 +67,9 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// bf16 histogram of run 31, off by default since run 34 measured it slower
 /// (`TR_TOPP_RACE=1`, with four units a load `TR_TOPP_RACE_UNITS=4` too),
 /// the race's rare step as it was before run 34 (`TR_RACE_RARE_SHORT=0`;
-/// the default, 7, compiles too), the phase clock (`TR_PHASE_PRINT=1`) and the
+/// the default, 7, compiles too), the race's loop as it was before run 35
+/// (one step an iteration `TR_RACE_STEP_PAIRS=0`, the step's own loads of
+/// units that are not whole `TR_RACE_RING_ALL=0`), the phase clock (`TR_PHASE_PRINT=1`) and the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
 /// cleanly, so a device run does not find out first.
 #[test]
@@ -107,6 +109,8 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_SELECT_TWICE=1",
         "TR_RACE_RARE_SHORT=7",
         "TR_RACE_RARE_SHORT=0",
+        "TR_RACE_STEP_PAIRS=0",
+        "TR_RACE_RING_ALL=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
