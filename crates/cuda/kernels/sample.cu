@@ -279,7 +279,8 @@ template <int DT> __device__ __forceinline__ Raw8 tr_ring_get(u32 src) {
     return r;
 }
 
-// Stores unit r into the ring at dst (a unit the refill loaded itself).
+// Stores unit r into the ring at dst (a unit no cp.async copies: the
+// race's RING_ALL stores the row's partial unit and -inf past the chunk).
 template <int DT> __device__ __forceinline__ void tr_ring_store(u32 dst, const Raw8& r) {
     asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst), "r"(r.v0.x), "r"(r.v0.y),
                  "r"(r.v0.z), "r"(r.v0.w)
