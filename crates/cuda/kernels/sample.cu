@@ -798,6 +798,13 @@ template <> struct UnitIdx<true> { typedef i64 T; };
 #ifndef TR_RACE_REFRESH
 #define TR_RACE_REFRESH 0
 #endif
+// K > 0: the refresh every K-th step in the lean builds (LEAN below) only,
+// whatever TR_RACE_REFRESH says; 0: they follow TR_RACE_REFRESH. With the
+// shorter rare step the refresh measured plain B = 256 0.7 us faster and B =
+// 1024 (an 80-register build) 4% slower (docs/cuda-notes.md, run 34, item 3).
+#ifndef TR_RACE_REFRESH_LEAN
+#define TR_RACE_REFRESH_LEAN 0
+#endif
 #ifndef TR_FAST_PILOT
 #define TR_FAST_PILOT true
 #endif
@@ -1108,7 +1115,8 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     // shows is skipped, which only costs pruning. s_thr starts at the key of
     // -inf, whose cleared key would be a NaN: the strict compare never takes
     // it (thr starts there too, and every other key's upper word is larger).
-    constexpr u32 REFRESH = (PILOT && !BIAS && UNIT_TEST) ? (u32)TR_RACE_REFRESH : 0u;
+    constexpr u32 REFRESH_K = (LEAN && TR_RACE_REFRESH_LEAN) ? (u32)TR_RACE_REFRESH_LEAN : (u32)TR_RACE_REFRESH;
+    constexpr u32 REFRESH = (PILOT && !BIAS && UNIT_TEST) ? REFRESH_K : 0u;
     static_assert((REFRESH & (REFRESH - 1)) == 0, "TR_RACE_REFRESH: 0 or a power of two");
     u32 rc = 0, kblk = 0;
     auto block_ahead = [&]() -> bool {

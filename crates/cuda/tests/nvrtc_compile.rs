@@ -47,7 +47,8 @@ fn kernels_compile_cleanly_with_nvrtc() {
 /// (`TR_RACE_PIN_LEADS=0`), each warp's own pilot (`TR_RACE_BLOCK_PILOT=0`)
 /// the pilot over three steps (`TR_RACE_PILOT_STEPS=3`), the wide build
 /// without the pilot (`TR_FAST_WIDE_PILOT=false`), the block threshold's
-/// refresh (`TR_RACE_REFRESH=1`, `=4`), the bisected class cutoffs
+/// refresh (`TR_RACE_REFRESH=1`, `=4`; in the lean builds alone
+/// `TR_RACE_REFRESH_LEAN=1`), the bisected class cutoffs
 /// (`TR_CUTOFF_CLOSED=0`), the warp clock (`TR_WARP_PRINT=1`), the pass's
 /// combine through its partial for rows of one chunk
 /// (`TR_PASS_LOCAL_COMBINE=0`) and the top-p shapes before run 20 (one
@@ -86,6 +87,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_FAST_WIDE_PILOT=false",
         "TR_RACE_REFRESH=1",
         "TR_RACE_REFRESH=4",
+        "TR_RACE_REFRESH_LEAN=1",
         "TR_CUTOFF_CLOSED=0",
         "TR_WARP_PRINT=1",
         "TR_PASS_LOCAL_COMBINE=0",
