@@ -56,6 +56,7 @@ BOOST_GHZ = 1.98
 MODES = ["plain", "top_k50", "top_p0.9", "top_k50_top_p0.9", "min_p0.05", "greedy"]
 
 # FlashInfer 0.7, H200, float32 inputs, deterministic, kernel time (us); spec-notes.md §4.
+FLASHINFER_GPU = "H200"
 FLASHINFER_SOURCE = ("FlashInfer 0.7 on an H200, header-only kernels called from C++, float32 inputs, "
                      "deterministic mode, kernel time; recorded in shared/design/spec-notes.md §4, "
                      "NOT measured in this run")
@@ -236,6 +237,13 @@ def main():
         # configurations without a baseline (they get fewer comparisons).
         warnings.append("the baselines file is incomplete (%d results: its run stopped before the end); "
                         "configurations it lacks have no baseline comparisons" % len(bdoc.get("results", [])))
+    gpu = bmeta.get("gpu")
+    fi_same_gpu = gpu is not None and FLASHINFER_GPU in gpu
+    if not fi_same_gpu:
+        # The FlashInfer figures were recorded on an H200: set against another
+        # GPU's times, their ratios mix two machines.
+        warnings.append("the baselines ran on %s, the FlashInfer figures on an %s: their ratios compare "
+                        "different GPUs" % (gpu or "an unnamed GPU", FLASHINFER_GPU))
     bw = bdoc["copy_bandwidth"]["bytes_per_s"]
     sms = args.sms or int(bmeta.get("sm_count") or H200_SMS)
     ghz = args.clock_ghz
@@ -264,7 +272,8 @@ def main():
                           "note": "baseline reads bf16" if t["dtype"] != "bf16" else ""})
         fi = FLASHINFER.get((v, b), {}).get(t["mode"])
         if fi is not None:
-            comps.append({"reference": "flashinfer " + FLASHINFER_NAME[t["mode"]], "kind": "recorded elsewhere",
+            kind = "recorded elsewhere" if fi_same_gpu else "recorded elsewhere, on another GPU (%s)" % FLASHINFER_GPU
+            comps.append({"reference": "flashinfer " + FLASHINFER_NAME[t["mode"]], "kind": kind,
                           "description": FLASHINFER_SOURCE, "ref_us": fi, "ratio": t["median_us"] / fi,
                           "speedup": fi / t["median_us"], "note": "float32 inputs"})
         mem = n * dtype_bytes(t["dtype"]) / bw * 1e6
@@ -321,6 +330,9 @@ def main():
               "9 key bumps x 2 adds)." % (PHILOX_INSTR, sms, LANES, ghz))
     md.append("- FlashInfer rows are figures **recorded elsewhere** (spec-notes §4: FlashInfer 0.7, float32 "
               "inputs, deterministic, kernel time), **not measured in this run**.")
+    if not fi_same_gpu:
+        md.append("- **this run's GPU is %s, not an %s**: the FlashInfer ratios set two machines against each "
+                  "other and say nothing about either sampler's speed." % (gpu or "unnamed", FLASHINFER_GPU))
     md.append("- ratio = tailrace / reference: below 1 tailrace is faster; for a floor, how many times the floor.")
     # Compact views: the profiles side by side, and each mode against plain sampling.
     by = {(r["profile"], r["mode"], r["vocab"], r["batch"]): r["median_us"]

@@ -209,6 +209,46 @@ class TargetsTest(unittest.TestCase):
                                         (True, False): "met at B = 1; missed at B = 1024",
                                         (False, True): "met at B = 1024; missed at B = 1"}[tuple(oks)])
 
+    def test_targets_tied_to_the_h200_get_no_verdict_on_another_gpu(self):
+        with open(BASELINES) as f:
+            doc = json.load(f)
+        for gpu in ("NVIDIA H100 80GB HBM3", None):
+            with tempfile.TemporaryDirectory() as tmp:
+                if gpu is None:
+                    doc["meta"].pop("gpu", None)
+                else:
+                    doc["meta"]["gpu"] = gpu
+                bl = os.path.join(tmp, "baselines.json")
+                with open(bl, "w") as f:
+                    json.dump(doc, f)
+                md, rep = run_report(tmp, baselines=bl)
+                self.assertTrue(any("FlashInfer figures on an H200" in w for w in rep["warnings"]), gpu)
+                fic = [c for r in rep["rows"] for c in r["comparisons"] if c["reference"].startswith("flashinfer")]
+                self.assertTrue(fic)
+                self.assertTrue(all(c["kind"] == "recorded elsewhere, on another GPU (H200)" for c in fic))
+                self.assertIn("not an H200", md)
+                out = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"),
+                                      os.path.join(tmp, "report.json"), "--timing", "per-call", "--json"],
+                                     check=True, capture_output=True, text=True).stdout
+                doc_t = json.loads(out)
+                self.assertEqual(doc_t["gpu"], gpu)
+                t = {x["target"]: x for x in doc_t["timings"]["per-call"]}
+                here = self.targets("per-call")
+                for name in ("exact plain <= 12 us at B = 1",
+                             ">= 7x FlashInfer sampling_from_logits at B = 1, >= 5x at B = 1024",
+                             "top-k 50 + top-p 0.9 >= 3x FlashInfer"):
+                    self.assertTrue(t[name]["verdict"].startswith("not judged: measured on "), name)
+                    self.assertNotIn("needs", t[name])
+                    # The values are still shown: the same as on the H200's report.
+                    self.assertEqual(t[name]["values"], here[name]["values"], name)
+                # Targets against the run's own times keep their verdicts.
+                for name in ("exact plain <= 2x memory floor, B >= 256", "exact <= 1.15x f32",
+                             "greedy within 1.2x torch.argmax", "top-k 50 + top-p 0.9 <= 2x plain"):
+                    self.assertEqual(t[name]["verdict"], here[name]["verdict"], name)
+                    self.assertFalse(t[name]["verdict"].startswith("not judged"), name)
+        # On the H200's own report nothing is left unjudged.
+        self.assertFalse([x for x in self.targets("per-call").values() if x["verdict"].startswith("not judged")])
+
     def best(self, name, batch):
         x = [x for x in self.base["results"] if x["name"] == name and x["vocab"] == 131072 and x["batch"] == batch][0]
         return min(v for v in (x.get("median_us"), x.get("graph_median_us")) if v is not None)
