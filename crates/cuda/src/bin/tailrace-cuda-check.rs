@@ -1623,6 +1623,7 @@ fn measure_copy_bandwidth(sampler: &Sampler) -> Result<f64> {
     Ok(2.0 * (n * 4) as f64 / (best * 1e-3)) // bytes read + written per second
 }
 
+#[derive(Clone)]
 struct Cfg {
     name: String,
     dtype: Dtype,
@@ -1763,23 +1764,28 @@ fn time_calls<P>(
     })
 }
 
-fn time_cfg(
-    sampler: &mut Sampler,
-    pool: &mut Pool,
-    cfg: &Cfg,
-    cli: &Cli,
-    bw: f64,
-    rng: &mut Rng,
-) -> Result<Timing> {
-    PROGRESS.fetch_add(1, Ordering::Relaxed);
-    let stream = sampler.stream().clone();
-    let ctx = sampler.context().clone();
-    if pool.filled != Some(cfg.dtype) {
-        sampler.fill_random(&mut pool.buf, cfg.dtype, cli.seed, 2.0)?;
-        stream.synchronize()?;
-        pool.filled = Some(cfg.dtype);
-    }
-    let reqs: Vec<RowRequest> = (0..cfg.rows)
+/// The order of the variant timings, as (build, configuration) pairs:
+/// configuration by configuration, every build in turn, the build that
+/// goes first moving on by one with each configuration. Timed build after
+/// build, the first build read up to 3 us slower at top-p 0.9 B = 64 than
+/// the same kernels timed later in the process, and A/A pairs of one build
+/// 1 us apart (run 37 of docs/cuda-notes.md): a drift that, build by build,
+/// lands on the A/B's difference.
+fn variant_schedule(builds: usize, configs: usize) -> Vec<(usize, usize)> {
+    (0..configs)
+        .flat_map(|c| (0..builds).map(move |k| ((c + k) % builds, c)))
+        .collect()
+}
+
+/// The rows' seeds and positions of a timed configuration: drawn from the
+/// check's seed and the shape alone (vocabulary and rows), so that every
+/// build, mode, profile and launch option timed at one shape samples the
+/// same requests. The race's work (its rare steps) follows the noise, so an
+/// A/B whose sides drew other seeds compares two draws as well as two
+/// kernels (runs 36 and 37 of docs/cuda-notes.md).
+fn timing_requests(seed: u64, cfg: &Cfg) -> Vec<RowRequest> {
+    let mut rng = Rng(Rng(Rng(seed ^ 0x7177).next() ^ cfg.vocab as u64).next() ^ cfg.rows as u64);
+    (0..cfg.rows)
         .map(|_| {
             RowRequest::from(
                 SamplingParams::new(RawParams {
@@ -1790,7 +1796,25 @@ fn time_cfg(
                 .expect("valid"),
             )
         })
-        .collect();
+        .collect()
+}
+
+fn time_cfg(
+    sampler: &mut Sampler,
+    pool: &mut Pool,
+    cfg: &Cfg,
+    cli: &Cli,
+    bw: f64,
+) -> Result<Timing> {
+    PROGRESS.fetch_add(1, Ordering::Relaxed);
+    let stream = sampler.stream().clone();
+    let ctx = sampler.context().clone();
+    if pool.filled != Some(cfg.dtype) {
+        sampler.fill_random(&mut pool.buf, cfg.dtype, cli.seed, 2.0)?;
+        stream.synchronize()?;
+        pool.filled = Some(cfg.dtype);
+    }
+    let reqs = timing_requests(cli.seed, cfg);
     let params = DeviceParams::new(&stream, cfg.vocab, &reqs)?;
     let mut out = DeviceOutput::new(&stream, cfg.rows)?;
     sampler.reserve(cfg.rows, cfg.vocab, 0, &cfg.opts)?;
@@ -2228,13 +2252,12 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         },
         d,
     ));
-    let mut rng = Rng(cli.seed ^ 0x7177);
     let mut results = Vec::new();
     if cli.variants_only {
         cfgs.clear();
     }
     for c in &cfgs {
-        match time_cfg(sampler, &mut pool, c, cli, bw, &mut rng) {
+        match time_cfg(sampler, &mut pool, c, cli, bw) {
             Ok(t) => results.push(t),
             Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
         }
@@ -2278,36 +2301,61 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             Err(e) => log(format!("  VARIANT {v}: {e:#}")),
         }
     }
-    for ((v, vs), opts) in runs.iter_mut().zip(&run_opts) {
-        let s: &mut Sampler = match vs {
-            Some(s) => s,
-            None => &mut *sampler,
-        };
+    // Each build's configurations, in the same order for every build.
+    let vdt = dtype_named(&cli.variant_dtype)?;
+    let mut plans: Vec<Vec<Cfg>> = Vec::new();
+    for ((v, _), opts) in runs.iter().zip(&run_opts) {
+        let mut plan = Vec::new();
         for (m, vraw) in &modes {
             let name = format!("exact T=1 {m} [{v}]");
-            let vdt = dtype_named(&cli.variant_dtype)?;
-            let mut vcfgs: Vec<Cfg> = cli
-                .variant_rows
-                .iter()
-                .map(|&rows| cfg(&name, vdt, 131072, rows, *vraw, d))
-                .collect();
+            for &rows in &cli.variant_rows {
+                plan.push(cfg(&name, vdt, 131072, rows, *vraw, d));
+            }
             // The other logit types, as the default's configurations above.
             for dt in [Dtype::Bf16, Dtype::F32, Dtype::F16] {
                 if dt != vdt {
-                    vcfgs.push(cfg(&name, dt, 131072, 256, *vraw, d));
-                }
-            }
-            for c in vcfgs.iter_mut() {
-                c.opts = *opts;
-            }
-            for c in &vcfgs {
-                match time_cfg(s, &mut pool, c, cli, bw, &mut rng) {
-                    Ok(t) => variants.push(t),
-                    Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", c.name, c.rows)),
+                    plan.push(cfg(&name, dt, 131072, 256, *vraw, d));
                 }
             }
         }
+        for c in plan.iter_mut() {
+            c.opts = *opts;
+        }
+        plans.push(plan);
     }
+    // Timed configuration by configuration, every build in turn (see
+    // variant_schedule), after one untimed round of the first configuration.
+    let mut timed: Vec<(usize, usize, Timing)> = Vec::new();
+    let ncfg = plans.first().map_or(0, Vec::len);
+    let warm_builds = if ncfg == 0 { 0 } else { runs.len() };
+    let warm = (0..warm_builds).map(|k| (k, 0, false));
+    let sched = variant_schedule(runs.len(), ncfg)
+        .into_iter()
+        .map(|(k, c)| (k, c, true));
+    for (k, c, keep) in warm.chain(sched) {
+        let s: &mut Sampler = match &mut runs[k].1 {
+            Some(s) => s,
+            None => &mut *sampler,
+        };
+        let warm_cfg;
+        let cf = if keep {
+            &plans[k][c]
+        } else {
+            warm_cfg = Cfg {
+                name: format!("{} (warm-up, not kept)", plans[k][c].name),
+                ..plans[k][c].clone()
+            };
+            &warm_cfg
+        };
+        match time_cfg(s, &mut pool, cf, cli, bw) {
+            Ok(t) if keep => timed.push((k, c, t)),
+            Ok(_) => {}
+            Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", cf.name, cf.rows)),
+        }
+    }
+    // Reported build by build, as the table has always listed them.
+    timed.sort_by_key(|&(k, c, _)| (k, c));
+    variants.extend(timed.into_iter().map(|(_, _, t)| t));
     // Graph replay at B = 1 (launch overhead amortized as in a decode loop).
     let graph_b1 = graph_replay_b1(sampler, &mut pool, cli)?;
     log(format!(
@@ -2447,7 +2495,6 @@ fn grid(
     }
     log("grid: copy bandwidth");
     let (bw, mut pool) = timing_setup(sampler)?;
-    let mut rng = Rng(cli.seed ^ 0x6121);
     let mut records = Vec::new();
     let mut failed = 0usize;
     for &vocab in vocabs {
@@ -2469,7 +2516,7 @@ fn grid(
                         raw,
                         opts: LaunchOptions::default(),
                     };
-                    match time_cfg(sampler, &mut pool, &c, cli, bw, &mut rng) {
+                    match time_cfg(sampler, &mut pool, &c, cli, bw) {
                         Ok(t) => {
                             records.push(json!({
                                 "profile": p.name(), "mode": m, "vocab": vocab, "batch": rows,
@@ -2681,6 +2728,119 @@ mod tests {
         assert!(launch_options("topp_cluster").is_err());
         assert!(launch_options("no_pdl,fast").is_err());
         assert!(launch_options("").is_err());
+    }
+
+    /// An A/B times the same requests on both sides: the seeds and
+    /// positions of a timed shape follow the check's seed, the vocabulary
+    /// and the rows alone, not the build's name, the mode, the profile, the
+    /// launch options or how many shapes were timed before.
+    #[test]
+    fn timed_requests_depend_on_the_shape_alone() {
+        let key = |reqs: &[RowRequest]| -> Vec<(u64, u64)> {
+            reqs.iter()
+                .map(|r| (r.params.seed(), r.params.position()))
+                .collect()
+        };
+        let cfg = |name: &str, dtype, vocab, rows, raw, opts| Cfg {
+            name: name.to_string(),
+            dtype,
+            vocab,
+            rows,
+            raw,
+            opts,
+        };
+        let d = LaunchOptions::default();
+        let plain = grid_mode("plain", NoiseProfile::Exact).unwrap();
+        let a = cfg(
+            "exact T=1 plain [default]",
+            Dtype::Bf16,
+            131072,
+            64,
+            plain,
+            d,
+        );
+        let base = key(&timing_requests(7, &a));
+        assert_eq!(base.len(), 64);
+        let others = [
+            cfg(
+                "exact T=1 top_p0.9 [TR_X=1]",
+                Dtype::Bf16,
+                131072,
+                64,
+                grid_mode("top_p0.9", NoiseProfile::Exact).unwrap(),
+                d,
+            ),
+            cfg(
+                "f32 plain",
+                Dtype::F32,
+                131072,
+                64,
+                grid_mode("plain", NoiseProfile::F32).unwrap(),
+                d,
+            ),
+            Cfg {
+                opts: launch_options("no_pdl").unwrap(),
+                ..cfg(
+                    "exact T=1 plain [opts:no_pdl]",
+                    Dtype::Bf16,
+                    131072,
+                    64,
+                    plain,
+                    d,
+                )
+            },
+        ];
+        for o in &others {
+            assert_eq!(key(&timing_requests(7, o)), base, "{}", o.name);
+        }
+        // Other shapes and another check seed draw other requests; rows
+        // differ from each other.
+        let rows8 = key(&timing_requests(
+            7,
+            &cfg("b8", Dtype::Bf16, 131072, 8, plain, d),
+        ));
+        assert_ne!(rows8[..], base[..8]);
+        assert_ne!(
+            key(&timing_requests(
+                7,
+                &cfg("v", Dtype::Bf16, 32000, 64, plain, d)
+            )),
+            base
+        );
+        assert_ne!(key(&timing_requests(8, &a)), base);
+        let mut seeds: Vec<u64> = base.iter().map(|k| k.0).collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        assert_eq!(seeds.len(), 64);
+        // The mode's parameters are kept.
+        let tp = timing_requests(7, &others[0]);
+        assert!(tp.iter().all(|r| r.params.top_p() == Some(0.9)));
+    }
+
+    /// Every (build, configuration) pair is timed once, each configuration's
+    /// builds back to back, and each build goes first equally often.
+    #[test]
+    fn variant_schedule_interleaves_the_builds() {
+        assert!(variant_schedule(3, 0).is_empty());
+        assert_eq!(variant_schedule(1, 3), vec![(0, 0), (0, 1), (0, 2)]);
+        for (builds, configs) in [(2, 4), (3, 14), (5, 14), (4, 1)] {
+            let s = variant_schedule(builds, configs);
+            let mut all = s.clone();
+            all.sort_unstable();
+            let want: Vec<(usize, usize)> = (0..builds)
+                .flat_map(|k| (0..configs).map(move |c| (k, c)))
+                .collect();
+            assert_eq!(all, want);
+            for (c, round) in s.chunks(builds).enumerate() {
+                assert!(round.iter().all(|&(_, rc)| rc == c));
+            }
+            let mut first = vec![0usize; builds];
+            for round in s.chunks(builds) {
+                first[round[0].0] += 1;
+            }
+            let (lo, hi) = (first.iter().min().unwrap(), first.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{first:?}");
+        }
     }
 
     /// Every batch the GPU run generates (and its rearrangements) can be built:
