@@ -90,6 +90,13 @@ struct Cli {
     /// (not the default configuration list).
     #[arg(long)]
     variants_only: bool,
+    /// Also time a second build of the default kernels (compiled as a
+    /// variant, with a define no kernel reads) among the variants, in the
+    /// same interleaved order and on the same requests: an A/A whose
+    /// differences are the timing's own spread, reported beside the A/B.
+    /// The default build is then timed among the variants too.
+    #[arg(long)]
+    variant_aa: bool,
     /// Stop the differential check after this many seconds.
     #[arg(long, default_value_t = 240)]
     diff_budget_s: u64,
@@ -1764,6 +1771,65 @@ fn time_calls<P>(
     })
 }
 
+/// The A/A copy's define (read by no kernel) and its name in the tables.
+const AA_COPY_DEFINE: &str = "TR_AA_COPY=1";
+const AA_COPY_NAME: &str = "default, A/A copy";
+
+/// The spread of an A/A: for each configuration, the default's and its
+/// copy's medians (per call and queued), the largest and the median
+/// absolute difference of each kind, and a one-line summary.
+fn aa_spread(pairs: &[(&Timing, &Timing)]) -> serde_json::Value {
+    let diffs = |f: fn(&Timing) -> f64| -> Vec<f64> {
+        pairs.iter().map(|(a, b)| (f(a) - f(b)).abs()).collect()
+    };
+    let call = diffs(|t| t.median_us);
+    let queued = diffs(|t| t.queued_median_us);
+    let stats = |d: &[f64]| -> (f64, f64) {
+        if d.is_empty() {
+            return (f64::NAN, f64::NAN);
+        }
+        let mut v = d.to_vec();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() - 1], quantile(&v, 0.5))
+    };
+    let worst = |d: &[f64]| -> String {
+        d.iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, _)| {
+                format!(
+                    "{} {} B={}",
+                    pairs[i].0.name, pairs[i].0.dtype, pairs[i].0.rows
+                )
+            })
+            .unwrap_or_default()
+    };
+    let (cmax, cmed) = stats(&call);
+    let (qmax, qmed) = stats(&queued);
+    let summary = if pairs.is_empty() {
+        "A/A: no configuration timed on both copies".to_string()
+    } else {
+        format!(
+            "A/A (the default against its copy, same requests, interleaved) over {} configurations: \
+             per call |difference| at most {cmax:.2} us (median {cmed:.2}; largest at {}), \
+             queued at most {qmax:.2} us (median {qmed:.2}; largest at {})",
+            pairs.len(),
+            worst(&call),
+            worst(&queued)
+        )
+    };
+    json!({
+        "summary": summary,
+        "per_call_max_us": cmax, "per_call_median_us": cmed,
+        "queued_max_us": qmax, "queued_median_us": qmed,
+        "pairs": pairs.iter().map(|(a, b)| json!({
+            "config": a.name, "dtype": a.dtype, "vocab": a.vocab, "rows": a.rows,
+            "default_us": a.median_us, "copy_us": b.median_us,
+            "default_queued_us": a.queued_median_us, "copy_queued_us": b.queued_median_us,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 /// The order of the variant timings, as (build, configuration) pairs:
 /// configuration by configuration, every build in turn, the build that
 /// goes first moving on by one with each configuration. Timed build after
@@ -2275,8 +2341,13 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         })
         .collect::<Result<_>>()?;
     let mut runs: Vec<(String, Option<Sampler>)> = Vec::new();
-    if cli.variants_only {
+    if cli.variants_only || cli.variant_aa {
         runs.push(("default".to_string(), None));
+    }
+    if cli.variant_aa {
+        let copy = Sampler::with_variant(stream.clone(), &[AA_COPY_DEFINE.to_string()])
+            .context("compiling the A/A copy of the default kernels")?;
+        runs.push((AA_COPY_NAME.to_string(), Some(copy)));
     }
     // `opts:NAME,...`: the default kernels with launch options (no_pdl,
     // no_fused, generic, no_topp_pend) instead of defines.
@@ -2353,6 +2424,19 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
             Err(e) => log(format!("  TIMING ERROR {} B={}: {e:#}", cf.name, cf.rows)),
         }
     }
+    // The A/A: the default (run 0) against its copy (run 1), configuration
+    // by configuration.
+    let aa = if cli.variant_aa {
+        let of = |k: usize, c: usize| timed.iter().find(|t| t.0 == k && t.1 == c).map(|t| &t.2);
+        let pairs: Vec<(&Timing, &Timing)> = (0..ncfg)
+            .filter_map(|c| Some((of(0, c)?, of(1, c)?)))
+            .collect();
+        let v = aa_spread(&pairs);
+        log(format!("  {}", v["summary"].as_str().unwrap_or("")));
+        v
+    } else {
+        serde_json::Value::Null
+    };
     // Reported build by build, as the table has always listed them.
     timed.sort_by_key(|&(k, c, _)| (k, c));
     variants.extend(timed.into_iter().map(|(_, _, t)| t));
@@ -2392,7 +2476,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     Ok((
         table,
         json!({"copy_bandwidth_bytes_per_s": bw, "configs": results, "variants": variants,
-            "graph_replay_b1_us": graph_b1}),
+            "graph_replay_b1_us": graph_b1, "variant_aa": aa}),
     ))
 }
 
@@ -2815,6 +2899,53 @@ mod tests {
         // The mode's parameters are kept.
         let tp = timing_requests(7, &others[0]);
         assert!(tp.iter().all(|r| r.params.top_p() == Some(0.9)));
+    }
+
+    /// The A/A's spread: absolute differences of the two copies' medians,
+    /// per call and queued, whichever copy is faster.
+    #[test]
+    fn aa_spread_reports_the_largest_and_median_differences() {
+        let t = |name: &str, rows, call: f64, queued: f64| Timing {
+            name: name.to_string(),
+            dtype: "Bf16".to_string(),
+            vocab: 131072,
+            rows,
+            median_us: call,
+            p10_us: call,
+            p90_us: call,
+            floor_us: 1.0,
+            ratio_to_floor: call,
+            queued_median_us: queued,
+            queued_p10_us: queued,
+            queued_p90_us: queued,
+            queued_host_ahead: true,
+        };
+        let a = [
+            t("p", 1, 13.3, 10.9),
+            t("p", 64, 67.4, 65.2),
+            t("p", 256, 40.9, 38.9),
+        ];
+        let b = [
+            t("c", 1, 12.3, 10.8),
+            t("c", 64, 65.1, 64.3),
+            t("c", 256, 41.2, 39.0),
+        ];
+        let pairs: Vec<(&Timing, &Timing)> = a.iter().zip(b.iter()).collect();
+        let v = aa_spread(&pairs);
+        assert!((v["per_call_max_us"].as_f64().unwrap() - 2.3).abs() < 1e-9);
+        assert!((v["per_call_median_us"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+        assert!((v["queued_max_us"].as_f64().unwrap() - 0.9).abs() < 1e-9);
+        assert!((v["queued_median_us"].as_f64().unwrap() - 0.1).abs() < 1e-9);
+        let sum = v["summary"].as_str().unwrap();
+        assert!(sum.contains("over 3 configurations"), "{sum}");
+        assert!(sum.contains("largest at p Bf16 B=64"), "{sum}");
+        assert_eq!(v["pairs"].as_array().unwrap().len(), 3);
+        assert_eq!(v["pairs"][2]["copy_us"].as_f64(), Some(41.2));
+        let none = aa_spread(&[]);
+        assert!(none["summary"]
+            .as_str()
+            .unwrap()
+            .contains("no configuration"));
     }
 
     /// Every (build, configuration) pair is timed once, each configuration's

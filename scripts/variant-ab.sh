@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Kernel variants timed against the default with an A/A beside them, on the
+# device machine, in one call (timing only: no differential or invariance
+# check; run the whole check before adopting a variant). The check binary
+# times every build configuration by configuration, each in turn with the
+# first place rotating, after an untimed round, on the same requests; with
+# --variant-aa a second build of the default kernels runs among them, and
+# the log's "A/A" line gives the largest and median difference between the
+# two copies of the default: an A/B difference below it is not a result.
+# Run 37 (docs/cuda-notes.md) measured that spread at up to 3 us per call
+# at top-p 0.9, B = 64, with the builds timed one after the other.
+# Environment: VARIANTS (the variants, separated by "|", each
+# `NAME=VALUE;NAME=VALUE` or `opts:...`; required), MODES (default
+# plain,top_p0.9), ROWS (default 1,8,64,256,1024), ITERS (default 40),
+# LIMIT (seconds, default 400), NAME (log folder, default ab).
+# Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
+# strip into target/strip; then the device tool's `run` with carry
+# ["target/strip"], command:
+#   mkdir -p target/release && cp target/strip/* target/release/ && VARIANTS="TR_X=1" bash scripts/variant-ab.sh
+# Logs: $OUT/$NAME.tgz (check.log, timing.txt, check-summary.json, whose
+# timing.variant_aa holds the A/A's pairs).
+set -u
+cd "$(dirname "$0")/.."
+. scripts/device-env.sh
+: "${VARIANTS:?VARIANTS must name the variants, separated by |}"
+args=()
+IFS='|' read -r -a vs <<< "$VARIANTS"
+for v in "${vs[@]}"; do args+=(--variant "$v"); done
+check_experiment "${NAME:-ab}" "${LIMIT:-400}" --timing-only --iters "${ITERS:-40}" \
+  --variants-only --variant-aa --variant-mode "${MODES:-plain,top_p0.9}" \
+  --variant-rows "${ROWS:-1,8,64,256,1024}" "${args[@]}"
+grep "A/A" "/tmp/${NAME:-ab}/check.log"
