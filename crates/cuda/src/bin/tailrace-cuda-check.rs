@@ -1640,6 +1640,26 @@ struct Cfg {
     opts: LaunchOptions,
 }
 
+impl Cfg {
+    fn new(
+        name: &str,
+        dtype: Dtype,
+        vocab: usize,
+        rows: usize,
+        raw: RawParams,
+        opts: LaunchOptions,
+    ) -> Cfg {
+        Cfg {
+            name: name.to_string(),
+            dtype,
+            vocab,
+            rows,
+            raw,
+            opts,
+        }
+    }
+}
+
 /// The timing pool: random logits in a buffer much larger than L2, rotated.
 struct Pool {
     buf: cudarc::driver::CudaSlice<u32>,
@@ -1946,14 +1966,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     let stream = sampler.stream().clone();
     let plain = RawParams::default();
     let d = LaunchOptions::default();
-    let cfg = |name: &str, dtype, vocab, rows, raw, opts| Cfg {
-        name: name.to_string(),
-        dtype,
-        vocab,
-        rows,
-        raw,
-        opts,
-    };
+    let cfg = Cfg::new;
     // Most configurations: bf16 logits, V = 131072.
     let bf16 = |name: &str, rows, raw, opts| cfg(name, Dtype::Bf16, 131072, rows, raw, opts);
     let mut cfgs = Vec::new();
@@ -2825,14 +2838,7 @@ mod tests {
                 .map(|r| (r.params.seed(), r.params.position()))
                 .collect()
         };
-        let cfg = |name: &str, dtype, vocab, rows, raw, opts| Cfg {
-            name: name.to_string(),
-            dtype,
-            vocab,
-            rows,
-            raw,
-            opts,
-        };
+        let cfg = Cfg::new;
         let d = LaunchOptions::default();
         let plain = grid_mode("plain", NoiseProfile::Exact).unwrap();
         let a = cfg(
