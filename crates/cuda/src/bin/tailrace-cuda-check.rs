@@ -1850,6 +1850,77 @@ fn aa_spread(pairs: &[(&Timing, &Timing)]) -> serde_json::Value {
     })
 }
 
+/// Each variant against the default, configuration by configuration: the
+/// difference of the medians, per call and queued (variant minus default;
+/// positive: the variant is slower), the default being the mean of its two
+/// copies where an A/A ran (`with_copy`). A difference is called beyond
+/// the A/A only where it exceeds the A/A's largest difference of its kind
+/// over all configurations (`aa_max`, per call and queued): run 38's A/As
+/// put that at 0.5-2 us per call (docs/cuda-notes.md), so smaller
+/// differences are not results. `builds[k]` is build k's configurations
+/// (None where a configuration failed); build 0 is the default, build 1
+/// its copy when `with_copy`.
+fn variant_differences(
+    builds: &[Vec<Option<&Timing>>],
+    with_copy: bool,
+    aa_max: Option<(f64, f64)>,
+) -> (Vec<String>, serde_json::Value) {
+    let first_variant = if with_copy { 2 } else { 1 };
+    let mut lines = Vec::new();
+    let mut records = Vec::new();
+    let Some(default) = builds.first() else {
+        return (lines, json!([]));
+    };
+    for (c, base) in default.iter().enumerate() {
+        let Some(base) = base else { continue };
+        let copy = if with_copy {
+            builds.get(1).and_then(|b| b.get(c).copied().flatten())
+        } else {
+            None
+        };
+        let reference = |f: fn(&Timing) -> f64| match copy {
+            Some(t) => (f(base) + f(t)) / 2.0,
+            None => f(base),
+        };
+        // A configuration the copy lost has no reference to trust.
+        if with_copy && copy.is_none() {
+            continue;
+        }
+        let (rc, rq) = (
+            reference(|t| t.median_us),
+            reference(|t| t.queued_median_us),
+        );
+        for b in builds.iter().skip(first_variant) {
+            let Some(v) = b.get(c).copied().flatten() else {
+                continue;
+            };
+            let (dc, dq) = (v.median_us - rc, v.queued_median_us - rq);
+            let beyond = aa_max.map(|(mc, mq)| (dc.abs() > mc, dq.abs() > mq));
+            let verdict = match beyond {
+                None => "no A/A to judge it by".to_string(),
+                Some((bc, bq)) => format!(
+                    "per call {}, queued {} the A/A",
+                    if bc { "beyond" } else { "within" },
+                    if bq { "beyond" } else { "within" }
+                ),
+            };
+            lines.push(format!(
+                "A/B {} {} B={}: {:+.2} us per call ({:.1} against {:.1}), {:+.2} queued ({:.1} against {:.1}); {verdict}",
+                v.name, v.dtype, v.rows, dc, v.median_us, rc, dq, v.queued_median_us, rq
+            ));
+            records.push(json!({
+                "config": v.name, "dtype": v.dtype, "vocab": v.vocab, "rows": v.rows,
+                "variant_us": v.median_us, "default_us": rc, "difference_us": dc,
+                "variant_queued_us": v.queued_median_us, "default_queued_us": rq,
+                "queued_difference_us": dq,
+                "beyond_aa_per_call": beyond.map(|b| b.0),
+                "beyond_aa_queued": beyond.map(|b| b.1),
+            }));
+        }
+    }
+    (lines, serde_json::Value::Array(records))
+}
+
 /// The order of the variant timings, as (build, configuration) pairs:
 /// configuration by configuration, every build in turn, the build that
 /// goes first moving on by one with each configuration. Timed build after
@@ -2450,6 +2521,34 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     } else {
         serde_json::Value::Null
     };
+    // Each variant against the default (and its copy), judged by the A/A.
+    let ab = {
+        let builds: Vec<Vec<Option<&Timing>>> = (0..runs.len())
+            .map(|k| {
+                (0..ncfg)
+                    .map(|c| timed.iter().find(|t| t.0 == k && t.1 == c).map(|t| &t.2))
+                    .collect()
+            })
+            .collect();
+        let aa_max = if cli.variant_aa {
+            aa["per_call_max_us"]
+                .as_f64()
+                .zip(aa["queued_max_us"].as_f64())
+                .filter(|(c, q)| c.is_finite() && q.is_finite())
+        } else {
+            None
+        };
+        // Without the default among the runs there is nothing to compare.
+        if cli.variants_only || cli.variant_aa {
+            let (lines, v) = variant_differences(&builds, cli.variant_aa, aa_max);
+            for l in lines {
+                log(format!("  {l}"));
+            }
+            v
+        } else {
+            serde_json::Value::Null
+        }
+    };
     // Reported build by build, as the table has always listed them.
     timed.sort_by_key(|&(k, c, _)| (k, c));
     variants.extend(timed.into_iter().map(|(_, _, t)| t));
@@ -2489,7 +2588,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     Ok((
         table,
         json!({"copy_bandwidth_bytes_per_s": bw, "configs": results, "variants": variants,
-            "graph_replay_b1_us": graph_b1, "variant_aa": aa}),
+            "graph_replay_b1_us": graph_b1, "variant_aa": aa, "variant_ab": ab}),
     ))
 }
 
@@ -2952,6 +3051,70 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("no configuration"));
+    }
+
+    /// A variant's difference from the default: against the mean of the
+    /// default's two copies when an A/A ran, judged by the A/A's largest
+    /// difference of each kind; configurations a build lost are skipped.
+    #[test]
+    fn variant_differences_judge_by_the_aa() {
+        let t = |name: &str, rows, call: f64, queued: f64| Timing {
+            name: name.to_string(),
+            dtype: "Bf16".to_string(),
+            vocab: 131072,
+            rows,
+            median_us: call,
+            p10_us: call,
+            p90_us: call,
+            floor_us: 1.0,
+            ratio_to_floor: call,
+            queued_median_us: queued,
+            queued_p10_us: queued,
+            queued_p90_us: queued,
+            queued_host_ahead: true,
+        };
+        let d = [
+            t("d", 64, 62.6, 60.9),
+            t("d", 256, 39.8, 37.4),
+            t("d", 1024, 1.0, 1.0),
+        ];
+        let c = [t("c", 64, 62.5, 60.8), t("c", 256, 39.3, 37.5)];
+        let v = [
+            t("v", 64, 62.8, 60.9),
+            t("v", 256, 40.5, 38.2),
+            t("v", 1024, 9.0, 9.0),
+        ];
+        let builds = vec![
+            d.iter().map(Some).collect::<Vec<_>>(),
+            vec![Some(&c[0]), Some(&c[1]), None],
+            v.iter().map(Some).collect::<Vec<_>>(),
+        ];
+        let (lines, j) = variant_differences(&builds, true, Some((0.51, 3.04)));
+        // The third configuration has no copy: no reference, no line.
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let r = j.as_array().unwrap();
+        assert_eq!(r.len(), 2);
+        // B = 64: 62.8 against (62.6 + 62.5) / 2, within the A/A.
+        assert!((r[0]["difference_us"].as_f64().unwrap() - 0.25).abs() < 1e-9);
+        assert_eq!(r[0]["beyond_aa_per_call"].as_bool(), Some(false));
+        // B = 256: 40.5 against 39.55, beyond 0.51 per call; queued +0.75 within 3.04.
+        assert!((r[1]["difference_us"].as_f64().unwrap() - 0.95).abs() < 1e-9);
+        assert!((r[1]["queued_difference_us"].as_f64().unwrap() - 0.75).abs() < 1e-9);
+        assert_eq!(r[1]["beyond_aa_per_call"].as_bool(), Some(true));
+        assert_eq!(r[1]["beyond_aa_queued"].as_bool(), Some(false));
+        assert!(
+            lines[1].contains("per call beyond, queued within the A/A"),
+            "{}",
+            lines[1]
+        );
+        // Without a copy: the default alone is the reference, build 1 is a
+        // variant, and nothing is judged.
+        let builds = vec![vec![Some(&d[1])], vec![Some(&v[1])]];
+        let (lines, j) = variant_differences(&builds, false, None);
+        assert!((j[0]["difference_us"].as_f64().unwrap() - 0.7).abs() < 1e-9);
+        assert!(j[0]["beyond_aa_per_call"].is_null());
+        assert!(lines[0].contains("no A/A to judge it by"), "{}", lines[0]);
+        assert!(variant_differences(&[], true, None).0.is_empty());
     }
 
     /// Every (build, configuration) pair is timed once, each configuration's
