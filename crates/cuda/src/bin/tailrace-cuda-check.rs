@@ -1878,14 +1878,14 @@ fn variant_differences(
         } else {
             None
         };
-        let reference = |f: fn(&Timing) -> f64| match copy {
-            Some(t) => (f(base) + f(t)) / 2.0,
-            None => f(base),
-        };
         // A configuration the copy lost has no reference to trust.
         if with_copy && copy.is_none() {
             continue;
         }
+        let reference = |f: fn(&Timing) -> f64| match copy {
+            Some(t) => (f(base) + f(t)) / 2.0,
+            None => f(base),
+        };
         let (rc, rq) = (
             reference(|t| t.median_us),
             reference(|t| t.queued_median_us),
@@ -3006,11 +3006,9 @@ mod tests {
         assert!(tp.iter().all(|r| r.params.top_p() == Some(0.9)));
     }
 
-    /// The A/A's spread: absolute differences of the two copies' medians,
-    /// per call and queued, whichever copy is faster.
-    #[test]
-    fn aa_spread_reports_the_largest_and_median_differences() {
-        let t = |name: &str, rows, call: f64, queued: f64| Timing {
+    /// A timing record of bf16 rows, V = 131072, with the given medians.
+    fn timing_of(name: &str, rows: usize, call: f64, queued: f64) -> Timing {
+        Timing {
             name: name.to_string(),
             dtype: "Bf16".to_string(),
             vocab: 131072,
@@ -3024,7 +3022,14 @@ mod tests {
             queued_p10_us: queued,
             queued_p90_us: queued,
             queued_host_ahead: true,
-        };
+        }
+    }
+
+    /// The A/A's spread: absolute differences of the two copies' medians,
+    /// per call and queued, whichever copy is faster.
+    #[test]
+    fn aa_spread_reports_the_largest_and_median_differences() {
+        let t = timing_of;
         let a = [
             t("p", 1, 13.3, 10.9),
             t("p", 64, 67.4, 65.2),
@@ -3058,21 +3063,7 @@ mod tests {
     /// difference of each kind; configurations a build lost are skipped.
     #[test]
     fn variant_differences_judge_by_the_aa() {
-        let t = |name: &str, rows, call: f64, queued: f64| Timing {
-            name: name.to_string(),
-            dtype: "Bf16".to_string(),
-            vocab: 131072,
-            rows,
-            median_us: call,
-            p10_us: call,
-            p90_us: call,
-            floor_us: 1.0,
-            ratio_to_floor: call,
-            queued_median_us: queued,
-            queued_p10_us: queued,
-            queued_p90_us: queued,
-            queued_host_ahead: true,
-        };
+        let t = timing_of;
         let d = [
             t("d", 64, 62.6, 60.9),
             t("d", 256, 39.8, 37.4),
