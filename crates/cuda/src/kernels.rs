@@ -350,20 +350,63 @@ pub struct Kernels {
     pub log: String,
 }
 
-type CubinCache = Mutex<HashMap<String, Arc<Compiled>>>;
+/// One slot a build (architecture and defines): a build's compilation holds
+/// its own slot only, so that different builds compile side by side
+/// ([`precompile`]) and a second request for the same build waits for the
+/// first instead of compiling it again.
+type CubinSlot = Arc<Mutex<Option<Arc<Compiled>>>>;
+type CubinCache = Mutex<HashMap<String, CubinSlot>>;
 type ModuleCache = Mutex<HashMap<(usize, Vec<String>), Arc<Kernels>>>;
 
-fn cubin_for(arch: &str, defines: &[String]) -> Result<Arc<Compiled>> {
+/// The compilation of a build for `arch` (CUBIN for `sm_XY`, PTX for
+/// `compute_XY`), from this process's cache where [`precompile`] or an
+/// earlier load made it, else compiled now and kept.
+pub fn cubin_for(arch: &str, defines: &[String]) -> Result<Arc<Compiled>> {
     static CACHE: OnceLock<CubinCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = format!("{arch} {defines:?}");
-    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(c) = map.get(&key) {
+    let slot = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(key)
+        .or_default()
+        .clone();
+    let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = slot.as_ref() {
         return Ok(c.clone());
     }
+    // A failed compilation leaves the slot empty: a later request tries again.
     let c = Arc::new(compile_with(arch, defines, &[])?);
-    map.insert(key, c.clone());
+    *slot = Some(c.clone());
     Ok(c)
+}
+
+/// Compiles several builds (each a list of defines, as [`kernels_with`]
+/// takes them) for `arch` at once, one NVRTC program a thread, into the
+/// cache that [`kernels_with`] reads: a process that loads many variants
+/// (the check binary's timings) then waits for the slowest compilation
+/// rather than for their sum. No GPU needed. Returns the first build's error
+/// where any failed (the others stay compiled).
+pub fn precompile(arch: &str, builds: &[Vec<String>]) -> Result<()> {
+    let results: Vec<Result<()>> = std::thread::scope(|s| {
+        let handles: Vec<_> = builds
+            .iter()
+            .map(|d| s.spawn(move || cubin_for(arch, d).map(|_| ())))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// The architecture NVRTC compiles for on `ctx`'s device (`sm_XY`).
+pub fn arch_of(ctx: &Arc<CudaContext>) -> Result<String> {
+    let (major, minor) = ctx
+        .compute_capability()
+        .ctx("reading the compute capability")?;
+    Ok(format!("sm_{major}{minor}"))
 }
 
 /// The kernels of `ctx`, compiled (once per process and architecture) and
@@ -381,10 +424,7 @@ pub fn kernels_with(ctx: &Arc<CudaContext>, defines: &[String]) -> Result<Arc<Ke
     if let Some(k) = map.get(&key) {
         return Ok(k.clone());
     }
-    let (major, minor) = ctx
-        .compute_capability()
-        .ctx("reading the compute capability")?;
-    let arch = format!("sm_{major}{minor}");
+    let arch = arch_of(ctx)?;
     let compiled = cubin_for(&arch, defines)?;
     let module = ctx
         .load_module(Ptx::from_binary(compiled.image.clone()))

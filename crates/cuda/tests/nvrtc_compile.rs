@@ -41,6 +41,28 @@ fn kernels_compile_cleanly_with_nvrtc() {
     }
 }
 
+/// Builds compiled side by side (`kernels::precompile`, as the check binary
+/// does before loading its variants) are each the build its defines name:
+/// byte for byte what compiling it alone gives.
+#[test]
+fn precompiled_builds_match_their_own_compilation() {
+    if !nvrtc_present() {
+        return;
+    }
+    let arch = "compute_90";
+    let builds = vec![Vec::new(), vec!["TR_TOPP_CSEL_ILP=1u".to_string()]];
+    kernels::precompile(arch, &builds).expect("the builds compile");
+    let images: Vec<Vec<u8>> = builds
+        .iter()
+        .map(|d| kernels::cubin_for(arch, d).unwrap().image.clone())
+        .collect();
+    assert_ne!(images[0], images[1], "the knob changes the build");
+    for (d, image) in builds.iter().zip(&images) {
+        let alone = kernels::compile_with(arch, d, &[]).unwrap();
+        assert!(alone.image == *image, "{d:?}: the cached build differs");
+    }
+}
+
 /// The control shapes of timing runs (kernels/sample.cu): the pass's
 /// short-circuit parameter loads (`TR_PASS_PARAMS_AT_ONCE=0`), the race's
 /// unrolled rare step (`TR_RACE_RARE_BITS=0`), its unpinned lead blocks

@@ -228,6 +228,35 @@ fn main() {
     std::process::exit(code);
 }
 
+/// The builds (define lists) a check or timing run loads: the checked
+/// defines (the default: none), the A/A copy where asked for, and every
+/// `--variant` that is not `opts:` (launch options run the default build),
+/// each once. Subcommands that compile nothing themselves give none.
+fn run_builds(cli: &Cli) -> Vec<Vec<String>> {
+    if matches!(
+        cli.cmd,
+        Some(
+            Cmd::Source { .. } | Cmd::CompileInfo { .. } | Cmd::Cubin { .. } | Cmd::CpuStats { .. }
+        )
+    ) {
+        return Vec::new();
+    }
+    let mut builds = vec![cli.checked_defines.clone()];
+    if cli.variant_aa {
+        builds.push(vec![AA_COPY_DEFINE.to_string()]);
+    }
+    for v in &cli.variant {
+        if v.starts_with("opts:") {
+            continue;
+        }
+        let d: Vec<String> = v.split(';').map(str::to_string).collect();
+        if !builds.contains(&d) {
+            builds.push(d);
+        }
+    }
+    builds
+}
+
 fn run(cli: &Cli) -> Result<bool> {
     match &cli.cmd {
         Some(Cmd::Source { defines }) => {
@@ -292,6 +321,23 @@ fn run(cli: &Cli) -> Result<bool> {
     HISTOGRAM_RACES
         .set(kernels::knob_value("TR_TOPP_RACE", &cli.checked_defines).is_some_and(|v| v != "0"))
         .ok();
+    // Every build the run will load, compiled side by side first (NVRTC
+    // takes about 45 s a build, one core each): the default (or the checked
+    // defines), the A/A copy, the variants.
+    let builds = run_builds(cli);
+    if builds.len() > 1 {
+        kernels::require_driver().context("starting the CUDA sampler")?;
+        kernels::require_nvrtc().context("starting the CUDA sampler")?;
+        let ctx = cudarc::driver::CudaContext::new(cli.device).context("creating the context")?;
+        let arch = kernels::arch_of(&ctx)?;
+        let t = Instant::now();
+        kernels::precompile(&arch, &builds).context("compiling the builds")?;
+        log(format!(
+            "compiled {} builds for {arch} side by side in {:.1} s",
+            builds.len(),
+            t.elapsed().as_secs_f64()
+        ));
+    }
     let mut sampler = if cli.checked_defines.is_empty() {
         Sampler::new(cli.device).context("starting the CUDA sampler")?
     } else {
@@ -2869,6 +2915,40 @@ fn graph_replay_b1(sampler: &mut Sampler, pool: &mut Pool, cli: &Cli) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The builds compiled side by side before a run are the ones it loads:
+    /// the checked defines, the A/A copy where asked for, each define
+    /// variant once; launch-option variants and the subcommands that compile
+    /// for themselves add none.
+    #[test]
+    fn run_builds_lists_each_loaded_build_once() {
+        let cli = Cli::parse_from([
+            "check",
+            "--variant-aa",
+            "--variant",
+            "TR_A=1;TR_B=2",
+            "--variant",
+            "opts:no_pdl",
+            "--variant",
+            "TR_A=1;TR_B=2",
+            "--variant",
+            "TR_C=0",
+        ]);
+        let d = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            run_builds(&cli),
+            vec![
+                d(&[]),
+                d(&[AA_COPY_DEFINE]),
+                d(&["TR_A=1", "TR_B=2"]),
+                d(&["TR_C=0"])
+            ]
+        );
+        let checked = Cli::parse_from(["check", "--checked-define", "TR_TOPP_CAP=64"]);
+        assert_eq!(run_builds(&checked), vec![d(&["TR_TOPP_CAP=64"])]);
+        let source = Cli::parse_from(["check", "--variant", "TR_C=0", "source"]);
+        assert!(run_builds(&source).is_empty());
+    }
 
     /// `--variant opts:...` names launch options; an unknown name is an
     /// error, not a silently default run timed under a misleading label.
