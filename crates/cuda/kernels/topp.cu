@@ -481,6 +481,16 @@ static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits 
 // 32). The finish takes TR_TOPP_PEND_CAP + 4 + TR_PEND_BUCKETS words of the
 // pass's dynamic shared memory (launch.rs, PEND_SMEM_BYTES).
 #define TR_PEND_BUCKETS 128u
+// The finish's ranks where the row's elements of value v* are at most one a
+// thread: 1, each thread counts the smaller indices over the whole list
+// (one stretch of broadcast reads, no bucket counts, no 64-bit division,
+// five barriers fewer); 0, the bucket counts and ranks inside a bucket, as
+// for longer lists. Both give the same cut. Off until it has run on a
+// device: written in run 39 (docs/cuda-notes.md) when no device was lent,
+// with its timing and acceptance in scripts/pend-ranks-run.sh.
+#ifndef TR_PEND_RANK_DIRECT
+#define TR_PEND_RANK_DIRECT 0
+#endif
 
 // The end of a pending row's race (its last block, every thread): (bs, bi) is
 // the row's best among the elements above v*. Each warp of the race listed
@@ -585,67 +595,81 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
     }
     const u32 n = min(s_n, TR_TOPP_PEND_CAP);
     const u32 q = st.pad1;
-    // The q-th smallest index: counts of the buckets (ranges of the index,
-    // in order), the bucket holding it, then ranks among that bucket's
-    // elements alone (listed after the counts where they fit, else counted
-    // over all n).
-    auto bucket = [&](u32 i) { return (u32)(((u64)i * TR_PEND_BUCKETS) / A.vocab); };
-    for (u32 j = threadIdx.x; j < n; j += blockDim.x) atomicAdd(&s_bk[bucket(s_idx[j])], 1u);
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        constexpr u32 PER = TR_PEND_BUCKETS / 32;
-        const u32 lane = threadIdx.x;
-        u32 c[PER], sum = 0;
-#pragma unroll
-        for (u32 k = 0; k < PER; k++) {
-            c[k] = s_bk[lane * PER + k];
-            sum += c[k];
+    // The q-th smallest index (indices are distinct). Where each thread
+    // holds at most one element (TR_PEND_RANK_DIRECT, n <= blockDim.x), its
+    // rank is the count of smaller indices among the n, by broadcast reads
+    // of the list: no barrier, no atomic.
+    if (TR_PEND_RANK_DIRECT && n <= blockDim.x) {
+        if (threadIdx.x < n) {
+            const u32 i = s_idx[threadIdx.x];
+            u32 below = 0;
+#pragma unroll 4
+            for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
+            if (below + 1 == q) s_cut = i;  // s_cut: TR_NO_TOKEN until here
         }
-        const u32 incl = tr_warp_scan_u32(sum);
-        u32 before = incl - sum;
-        if (before < q && incl >= q) {
+    } else {
+        // Otherwise: counts of the buckets (ranges of the index, in order),
+        // the bucket holding it, then ranks among that bucket's elements
+        // alone (listed after the counts where they fit, else counted over
+        // all n).
+        auto bucket = [&](u32 i) { return (u32)(((u64)i * TR_PEND_BUCKETS) / A.vocab); };
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) atomicAdd(&s_bk[bucket(s_idx[j])], 1u);
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            constexpr u32 PER = TR_PEND_BUCKETS / 32;
+            const u32 lane = threadIdx.x;
+            u32 c[PER], sum = 0;
 #pragma unroll
             for (u32 k = 0; k < PER; k++) {
-                if (before < q && before + c[k] >= q) {
-                    s_m = lane * PER + k;     // the bucket
-                    s_cut = q - before;       // the rank inside it, from 1
+                c[k] = s_bk[lane * PER + k];
+                sum += c[k];
+            }
+            const u32 incl = tr_warp_scan_u32(sum);
+            u32 before = incl - sum;
+            if (before < q && incl >= q) {
+#pragma unroll
+                for (u32 k = 0; k < PER; k++) {
+                    if (before < q && before + c[k] >= q) {
+                        s_m = lane * PER + k;     // the bucket
+                        s_cut = q - before;       // the rank inside it, from 1
+                    }
+                    before += c[k];
                 }
-                before += c[k];
             }
         }
-    }
-    __syncthreads();
-    const u32 qb = s_cut, sel = s_m;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        s_cut = TR_NO_TOKEN;
-        s_m = 0;
-    }
-    __syncthreads();
-    u32* const s_in = s_bk;  // the bucket's elements, where they fit
-    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-        const u32 i = s_idx[j];
-        if (bucket(i) != sel) continue;
-        const u32 slot = atomicAdd(&s_m, 1u);
-        if (slot < TR_PEND_BUCKETS) s_in[slot] = i;
-    }
-    __syncthreads();
-    const u32 m = s_m;
-    if (m <= TR_PEND_BUCKETS) {
+        __syncthreads();
+        const u32 qb = s_cut, sel = s_m;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            s_cut = TR_NO_TOKEN;
+            s_m = 0;
+        }
+        __syncthreads();
+        u32* const s_in = s_bk;  // the bucket's elements, where they fit
         for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
             const u32 i = s_idx[j];
             if (bucket(i) != sel) continue;
-            u32 below = 0;
-            for (u32 k = 0; k < m; k++) below += s_in[k] < i ? 1u : 0u;
-            if (below + 1 == qb) s_cut = i;
+            const u32 slot = atomicAdd(&s_m, 1u);
+            if (slot < TR_PEND_BUCKETS) s_in[slot] = i;
         }
-    } else {
-        // The bucket's elements did not fit: ranks over all n.
-        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-            const u32 i = s_idx[j];
-            u32 below = 0;
-            for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
-            if (below + 1 == q) s_cut = i;
+        __syncthreads();
+        const u32 m = s_m;
+        if (m <= TR_PEND_BUCKETS) {
+            for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+                const u32 i = s_idx[j];
+                if (bucket(i) != sel) continue;
+                u32 below = 0;
+                for (u32 k = 0; k < m; k++) below += s_in[k] < i ? 1u : 0u;
+                if (below + 1 == qb) s_cut = i;
+            }
+        } else {
+            // The bucket's elements did not fit: ranks over all n.
+            for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+                const u32 i = s_idx[j];
+                u32 below = 0;
+                for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
+                if (below + 1 == q) s_cut = i;
+            }
         }
     }
     __syncthreads();
