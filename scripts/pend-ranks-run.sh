@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # The pending top-p finish's direct ranks (kernels/topp.cu,
-# TR_PEND_RANK_DIRECT; written in run 39 when no device was lent, off by
+# TR_PEND_RANK_DIRECT; written in runs 39-40 when no device was lent, off by
 # default) on the device machine. Two stages, each one `run` call:
 #   time   the phase clock of the race's last block (stamps 7-12 of
 #          tr_pend_finish) at top-p 0.9, B = 64, for the build with the
 #          direct ranks and for the default; then the interleaved variant
 #          timing with its A/A (scripts/variant-ab.sh: 100 timings a build,
-#          top-p 0.9, B = 1 / 8 / 64 / 256). About 250 s with the machine up.
+#          top-p 0.9, B = 1 / 8 / 64 / 256 / 1024). About 300 s with the
+#          machine up.
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
 #          the default (the conformance suite runs the default kernels, so
 #          its full tier follows the change of default). About 300 s.
-# Prediction (run 39, written before any run): where the row's elements of
-# the cut's value are at most one a thread (n <= 256), the stretch from
-# "regions read" to "ranked" (stamps 8 -> 10) 0.5-1 us shorter at B = 64,
-# top-p 0.9 per call 0.3-1 us faster at B <= 64, unchanged at B = 256.
+# The value 2 takes the direct counts wherever the row's elements of the
+# cut's value are at most two a thread: every pending row of the benchmark's
+# (about 140 such elements at V = 131072), at 96-thread blocks (B = 1024)
+# as well as at 256.
+# Prediction (run 40, written before any run, on the SASS of sm_90: the
+# count is two instructions an entry, 16-byte broadcast loads, no barrier;
+# about 350 issue cycles a warp for 144 entries against the bucket path's
+# five barriers, two 64-bit divisions an element and its scans): the
+# stretch from "regions read" to "ranked" (stamps 8 -> 10) 0.5-1.5 us
+# shorter at B = 64, top-p 0.9 per call 0.3-1.5 us faster at B <= 64 and
+# 0-1 us at B = 256 / 1024.
 # Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
 # strip into target/strip; then the device tool's `run` with carry
 # ["target/strip"], command:
@@ -27,14 +35,14 @@ cd "$(dirname "$0")/.."
 . scripts/device-env.sh
 case "${1:?usage: pend-ranks-run.sh time|check}" in
 time)
-    CONFIGS="64:0:0.9" REPS=6 DEFINES="TR_PEND_RANK_DIRECT=1" TAG=-direct bash scripts/phase-run.sh
+    CONFIGS="64:0:0.9" REPS=6 DEFINES="TR_PEND_RANK_DIRECT=2" TAG=-direct bash scripts/phase-run.sh
     CONFIGS="64:0:0.9" REPS=6 bash scripts/phase-run.sh
-    MODES=top_p0.9 ROWS=1,8,64,256 ITERS=100 LIMIT=200 VARIANTS="TR_PEND_RANK_DIRECT=1" \
+    MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 VARIANTS="TR_PEND_RANK_DIRECT=2" \
         bash scripts/variant-ab.sh
     (cd "$OUT" && tar -czf phase.tgz ph-*.txt && rm -f ph-*.txt)
     ;;
 check)
-    check_experiment pend-check 450 --checked-define TR_PEND_RANK_DIRECT=1 --no-timing \
+    check_experiment pend-check 450 --checked-define TR_PEND_RANK_DIRECT=2 --no-timing \
         --diff-budget-s 150 --variant "TR_PEND_RANK_DIRECT=0"
     ;;
 esac

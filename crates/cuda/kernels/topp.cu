@@ -481,16 +481,45 @@ static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits 
 // 32). The finish takes TR_TOPP_PEND_CAP + 4 + TR_PEND_BUCKETS words of the
 // pass's dynamic shared memory (launch.rs, PEND_SMEM_BYTES).
 #define TR_PEND_BUCKETS 128u
-// The finish's ranks where the row's elements of value v* are at most one a
-// thread: 1, each thread counts the smaller indices over the whole list
-// (one stretch of broadcast reads, no bucket counts, no 64-bit division,
-// five barriers fewer); 0, the bucket counts and ranks inside a bucket, as
-// for longer lists. Both give the same cut. Off until it has run on a
-// device: written in run 39 (docs/cuda-notes.md) when no device was lent,
-// with its timing and acceptance in scripts/pend-ranks-run.sh.
+// The finish's ranks by direct counts: R > 0, where the row's elements of
+// value v* are at most R a thread (n <= R * blockDim.x), each thread counts,
+// for each of its elements, the smaller indices over the whole list
+// (tr_pend_rank: broadcast reads, no bucket counts, no 64-bit division, five
+// barriers fewer); 0, or longer lists, the bucket counts and ranks inside a
+// bucket. Both give the same cut. Off until it has run on a device: written
+// in runs 39-40 (docs/cuda-notes.md) when no device was lent, with its
+// timing and acceptance in scripts/pend-ranks-run.sh.
 #ifndef TR_PEND_RANK_DIRECT
 #define TR_PEND_RANK_DIRECT 0
 #endif
+// The direct counts read the list 16 entries at a time: the slots from n up
+// to a multiple of 16 hold TR_PEND_SENTINEL, above every index. They take
+// rows of fewer than 2^31 elements, where entry e is below index i exactly
+// when the sign bit of e - i is set (both below 2^31).
+#define TR_PEND_SENTINEL 0x7fffffffu
+static_assert(TR_TOPP_PEND_CAP % 16 == 0, "the direct counts read whole groups of 16");
+// The rank of index i in a pending row's list of n16 entries (a multiple of
+// 16, 16-byte aligned; entries distinct and below 2^31, sentinels past the
+// list): how many entries are below i. Two instructions an entry (the
+// difference, its sign bit added); four 16-byte loads an iteration (one
+// broadcast each where a warp's threads read the same entries), each into
+// its own sum, so that the loads are in flight together and no addition
+// waits on another group's.
+__device__ __forceinline__ u32 tr_pend_rank(const u32* list, u32 n16, u32 i) {
+    const uint4* v = (const uint4*)list;
+    auto below = [i](const uint4 e) {
+        return ((e.x - i) >> 31) + ((e.y - i) >> 31) + ((e.z - i) >> 31) + ((e.w - i) >> 31);
+    };
+    u32 c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (u32 k = 0; k < n16 / 4; k += 4) {
+        c0 += below(v[k]);
+        c1 += below(v[k + 1]);
+        c2 += below(v[k + 2]);
+        c3 += below(v[k + 3]);
+    }
+    return c0 + c1 + c2 + c3;
+}
+// (end of tr_pend_rank)
 
 // The end of a pending row's race (its last block, every thread): (bs, bi) is
 // the row's best among the elements above v*. Each warp of the race listed
@@ -526,6 +555,8 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
         s_m = 0;
     }
     for (u32 b = threadIdx.x; b < TR_PEND_BUCKETS; b += blockDim.x) s_bk[b] = 0;
+    if (TR_PEND_RANK_DIRECT)
+        for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
     __syncthreads();
     // The regions, a group of g threads each (g: a power of two up to 32,
     // as many as the block has for each region), each thread four words at
@@ -576,6 +607,8 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
         // row itself. The histogram counted at most TR_TOPP_PEND_CAP of them.
         __syncthreads();
         if (threadIdx.x == 0) s_n = 0;
+        if (TR_PEND_RANK_DIRECT)
+            for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
         __syncthreads();
         const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
         const bool al = (((u64)xrow) & 15) == 0;
@@ -596,16 +629,15 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
     const u32 n = min(s_n, TR_TOPP_PEND_CAP);
     const u32 q = st.pad1;
     // The q-th smallest index (indices are distinct). Where each thread
-    // holds at most one element (TR_PEND_RANK_DIRECT, n <= blockDim.x), its
-    // rank is the count of smaller indices among the n, by broadcast reads
-    // of the list: no barrier, no atomic.
-    if (TR_PEND_RANK_DIRECT && n <= blockDim.x) {
-        if (threadIdx.x < n) {
-            const u32 i = s_idx[threadIdx.x];
-            u32 below = 0;
-#pragma unroll 4
-            for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
-            if (below + 1 == q) s_cut = i;  // s_cut: TR_NO_TOKEN until here
+    // holds at most TR_PEND_RANK_DIRECT elements (and the row is shorter
+    // than 2^31), an element's rank is the count of smaller indices among the
+    // n (tr_pend_rank, over the list and its sentinels): no barrier, no
+    // atomic.
+    if (TR_PEND_RANK_DIRECT && n <= TR_PEND_RANK_DIRECT * blockDim.x && A.vocab <= TR_PEND_SENTINEL) {
+        const u32 n16 = (n + 15) & ~15u;
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u32 i = s_idx[j];
+            if (tr_pend_rank(s_idx, n16, i) + 1 == q) s_cut = i;  // s_cut: TR_NO_TOKEN until here
         }
     } else {
         // Otherwise: counts of the buckets (ranges of the index, in order),

@@ -93,7 +93,7 @@ fn precompiled_builds_match_their_own_compilation() {
 /// the default, 7, compiles too), the race's loop as it was before run 35
 /// (one step an iteration `TR_RACE_STEP_PAIRS=0`, the step's own loads of
 /// units that are not whole `TR_RACE_RING_ALL=0`), the pending finish's
-/// direct ranks of run 39, not yet run on a device (`TR_PEND_RANK_DIRECT=1`),
+/// direct ranks of runs 39-40, not yet run on a device (`TR_PEND_RANK_DIRECT=2`),
 /// the phase clock (`TR_PHASE_PRINT=1`) and the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
 /// cleanly, so a device run does not find out first.
@@ -137,7 +137,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_RACE_RARE_SHORT=0",
         "TR_RACE_STEP_PAIRS=0",
         "TR_RACE_RING_ALL=0",
-        "TR_PEND_RANK_DIRECT=1",
+        "TR_PEND_RANK_DIRECT=2",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
