@@ -2,12 +2,15 @@
 # The pending top-p finish's direct ranks (kernels/topp.cu,
 # TR_PEND_RANK_DIRECT; written in runs 39-40 when no device was lent, off by
 # default) on the device machine. Two stages, each one `run` call:
-#   time   the phase clock of the race's last block (stamps 7-12 of
-#          tr_pend_finish) at top-p 0.9, B = 64, for the build with the
-#          direct ranks and for the default; then the interleaved variant
-#          timing with its A/A (scripts/variant-ab.sh: 100 timings a build,
-#          top-p 0.9, B = 1 / 8 / 64 / 256 / 1024). About 300 s with the
-#          machine up.
+#   time   the interleaved variant timing with its A/A
+#          (scripts/variant-ab.sh: 100 timings a build, top-p 0.9, B = 1 /
+#          8 / 64 / 256 / 1024); then the phase clock of the race's last
+#          block (stamps 7-13 of tr_pend_finish) at top-p 0.9, B = 1 and
+#          64, for the build with the direct ranks and for the default, each
+#          with TR_PEND_FINISH_TWICE (the regions read and ranked a second
+#          time, warm: stamps 9 and 13), which tells how much of each
+#          stretch is its code and lists coming in cold. About 450 s with
+#          the machine up (each phase process compiles its build, ~45 s).
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
@@ -23,7 +26,11 @@
 # five barriers, two 64-bit divisions an element and its scans): the
 # stretch from "regions read" to "ranked" (stamps 8 -> 10) 0.5-1.5 us
 # shorter at B = 64, top-p 0.9 per call 0.3-1.5 us faster at B <= 64 and
-# 0-1 us at B = 256 / 1024.
+# 0-1 us at B = 256 / 1024. The warm second stretches (TR_PEND_FINISH_TWICE):
+# if cold code is what the finish's stretches are made of (run 27, item 6:
+# the regions' loads issued together did not shorten theirs), the warm
+# regions read well under the cold 2.7 us at B = 1, and the direct ranks
+# gain less warm than cold (less code to fetch).
 # Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
 # strip into target/strip; then the device tool's `run` with carry
 # ["target/strip"], command:
@@ -35,10 +42,11 @@ cd "$(dirname "$0")/.."
 . scripts/device-env.sh
 case "${1:?usage: pend-ranks-run.sh time|check}" in
 time)
-    CONFIGS="64:0:0.9" REPS=6 DEFINES="TR_PEND_RANK_DIRECT=2" TAG=-direct bash scripts/phase-run.sh
-    CONFIGS="64:0:0.9" REPS=6 bash scripts/phase-run.sh
     MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 VARIANTS="TR_PEND_RANK_DIRECT=2" \
         bash scripts/variant-ab.sh
+    CONFIGS="1:0:0.9 64:0:0.9" REPS=6 DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2" \
+        TAG=-direct bash scripts/phase-run.sh
+    CONFIGS="1:0:0.9 64:0:0.9" REPS=6 DEFINES="TR_PEND_FINISH_TWICE=1" bash scripts/phase-run.sh
     (cd "$OUT" && tar -czf phase.tgz ph-*.txt && rm -f ph-*.txt)
     ;;
 check)

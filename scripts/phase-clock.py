@@ -16,6 +16,11 @@ Slots: 0 block start, 1 fused scan loop done, 2 chunk threshold, 3 chunk list
 written, 4 scan or race done, 5 chunk counted (row's last block known),
 6 row combined, 7 finish: row threshold, 8 lists gathered, 9 row threshold
 selected, 10 keys kept, 11 sorted, 12 min-p/top-p cut, 13 token written.
+A pending top-p row's finish (kernels/topp.cu, tr_pend_finish) stamps the
+same slots with its own meanings: 7 finish begun, 8 regions read, 9 the row
+read again (where a region filled), 10 ranked, 11 raced, 12 the block's
+best; built with TR_PEND_FINISH_TWICE it reads and ranks again, warm, and
+stamps 9 for the second regions read and 13 for the second ranks.
 
 The binned top-p kernels (kernels/topp.cu) print the same line under their
 own tags, read with `--tag`: tr_phase_hist (0 start, 1 tables cleared,

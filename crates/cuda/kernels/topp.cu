@@ -546,166 +546,179 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
     const u32 h16 = __float_as_uint((float)st.cut_a) >> 16;
     // Phase clock (TR_PHASE_PRINT): 7 finish begun, 8 regions read, 9 the
     // row read again where a region filled, 10 ranked, 11 raced, 12 the
-    // block's best.
+    // block's best. Profiling only, TR_PEND_FINISH_TWICE: the regions read
+    // and ranked a second time, their code now warm (the lists, read through
+    // L2, as the first time; the same list and cut), stamping 9 for the
+    // regions read (rows whose regions did not fill) and 13 for ranked; the
+    // first time's stretches less the second's are the cold code's cost.
     tr_phase(7);
-    if (threadIdx.x == 0) {
-        s_n = 0;
-        s_cut = TR_NO_TOKEN;
-        s_over = 0;
-        s_m = 0;
-    }
-    for (u32 b = threadIdx.x; b < TR_PEND_BUCKETS; b += blockDim.x) s_bk[b] = 0;
-    if (TR_PEND_RANK_DIRECT)
-        for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
-    __syncthreads();
-    // The regions, a group of g threads each (g: a power of two up to 32,
-    // as many as the block has for each region), each thread four words at
-    // once (the count and the first entries come in one round trip).
-    const u32 nreg = A.nchunks * (blockDim.x >> 5), rw = (TR_PEND_WORDS / nreg) & ~3u;
-    u32 g = 32;
-    while (g > 1 && g * nreg > blockDim.x) g >>= 1;
-    const u32* list = tr_pend_list_at(A.topp, row);
-    if (rw < 4 && threadIdx.x == 0) s_over = 1;  // no regions (see tr_pass)
-    const u32 gm = threadIdx.x % g;
-    // Every thread takes the same number of turns, so that the group's
-    // shuffles see all its threads.
-    const u32 turns = rw >= 4 ? (nreg + blockDim.x / g - 1) / (blockDim.x / g) : 0;
-    for (u32 t = 0; t < turns; t++) {
-        const u32 r = threadIdx.x / g + t * (blockDim.x / g);
-        const bool live = r < nreg;
-        const u32* reg = list + (u64)(live ? r : 0) * rw;
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (live && 4 * gm < rw) v = __ldcg((const uint4*)reg + gm);
-        const u32 lane = threadIdx.x & 31;
-        const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
-        if (!live || cnt == 0) continue;
-        if (cnt > rw - 1) {
-            s_over = 1;
-            continue;
+#ifdef TR_PEND_FINISH_TWICE
+    u32 n = 0;
+    for (int again = 0; again < 2; again++) {
+#else
+    u32 n = 0;
+    {
+        constexpr int again = 0;
+#endif
+        if (threadIdx.x == 0) {
+            s_n = 0;
+            s_cut = TR_NO_TOKEN;
+            s_over = 0;
+            s_m = 0;
         }
-        auto take = [&](u32 e) {
-            const u32 ib = (e >> 8) * 8;
-            for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
-                const u32 slot = atomicAdd(&s_n, 1u);
-                if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
-            }
-        };
-        // Words 4 gm .. 4 gm + 3 of the region: word 0 is the count, word
-        // 1 + j entry j.
-        const u32 w0 = 4 * gm;
-        if (w0 >= 1 && w0 <= cnt) take(v.x);
-        if (w0 + 1 <= cnt) take(v.y);
-        if (w0 + 2 <= cnt) take(v.z);
-        if (w0 + 3 <= cnt) take(v.w);
-        for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
-    }
-    __syncthreads();
-    tr_phase(8);
-    if (s_over != 0 || s_n > TR_TOPP_PEND_CAP) {
-        // A region filled (more units holding v* in one warp's share of the
-        // row than its region holds): the row's elements of value v* from the
-        // row itself. The histogram counted at most TR_TOPP_PEND_CAP of them.
-        __syncthreads();
-        if (threadIdx.x == 0) s_n = 0;
+        for (u32 b = threadIdx.x; b < TR_PEND_BUCKETS; b += blockDim.x) s_bk[b] = 0;
         if (TR_PEND_RANK_DIRECT)
             for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
         __syncthreads();
-        const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
-        const bool al = (((u64)xrow) & 15) == 0;
-        const i64 units = ((i64)A.vocab + 7) >> 3;
-        for (i64 u = threadIdx.x; u < units; u += blockDim.x) {
-            const Raw8 r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
-            const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
-#pragma unroll
-            for (int k = 0; k < 8; k++) {
-                if (((w[k >> 1] >> (16 * (k & 1))) & 0xffffu) != h16) continue;
-                const u32 slot = atomicAdd(&s_n, 1u);
-                if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = (u32)(u * 8 + k);
+        // The regions, a group of g threads each (g: a power of two up to 32,
+        // as many as the block has for each region), each thread four words at
+        // once (the count and the first entries come in one round trip).
+        const u32 nreg = A.nchunks * (blockDim.x >> 5), rw = (TR_PEND_WORDS / nreg) & ~3u;
+        u32 g = 32;
+        while (g > 1 && g * nreg > blockDim.x) g >>= 1;
+        const u32* list = tr_pend_list_at(A.topp, row);
+        if (rw < 4 && threadIdx.x == 0) s_over = 1;  // no regions (see tr_pass)
+        const u32 gm = threadIdx.x % g;
+        // Every thread takes the same number of turns, so that the group's
+        // shuffles see all its threads.
+        const u32 turns = rw >= 4 ? (nreg + blockDim.x / g - 1) / (blockDim.x / g) : 0;
+        for (u32 t = 0; t < turns; t++) {
+            const u32 r = threadIdx.x / g + t * (blockDim.x / g);
+            const bool live = r < nreg;
+            const u32* reg = list + (u64)(live ? r : 0) * rw;
+            uint4 v = make_uint4(0, 0, 0, 0);
+            if (live && 4 * gm < rw) v = __ldcg((const uint4*)reg + gm);
+            const u32 lane = threadIdx.x & 31;
+            const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
+            if (!live || cnt == 0) continue;
+            if (cnt > rw - 1) {
+                s_over = 1;
+                continue;
             }
+            auto take = [&](u32 e) {
+                const u32 ib = (e >> 8) * 8;
+                for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
+                    const u32 slot = atomicAdd(&s_n, 1u);
+                    if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
+                }
+            };
+            // Words 4 gm .. 4 gm + 3 of the region: word 0 is the count, word
+            // 1 + j entry j.
+            const u32 w0 = 4 * gm;
+            if (w0 >= 1 && w0 <= cnt) take(v.x);
+            if (w0 + 1 <= cnt) take(v.y);
+            if (w0 + 2 <= cnt) take(v.z);
+            if (w0 + 3 <= cnt) take(v.w);
+            for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
         }
         __syncthreads();
-        tr_phase(9);
-    }
-    const u32 n = min(s_n, TR_TOPP_PEND_CAP);
-    const u32 q = st.pad1;
-    // The q-th smallest index (indices are distinct). Where each thread
-    // holds at most TR_PEND_RANK_DIRECT elements (and the row is shorter
-    // than 2^31), an element's rank is the count of smaller indices among the
-    // n (tr_pend_rank, over the list and its sentinels): no barrier, no
-    // atomic.
-    if (TR_PEND_RANK_DIRECT && n <= TR_PEND_RANK_DIRECT * blockDim.x && A.vocab <= TR_PEND_SENTINEL) {
-        const u32 n16 = (n + 15) & ~15u;
-        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-            const u32 i = s_idx[j];
-            if (tr_pend_rank(s_idx, n16, i) + 1 == q) s_cut = i;  // s_cut: TR_NO_TOKEN until here
-        }
-    } else {
-        // Otherwise: counts of the buckets (ranges of the index, in order),
-        // the bucket holding it, then ranks among that bucket's elements
-        // alone (listed after the counts where they fit, else counted over
-        // all n).
-        auto bucket = [&](u32 i) { return (u32)(((u64)i * TR_PEND_BUCKETS) / A.vocab); };
-        for (u32 j = threadIdx.x; j < n; j += blockDim.x) atomicAdd(&s_bk[bucket(s_idx[j])], 1u);
-        __syncthreads();
-        if (threadIdx.x < 32) {
-            constexpr u32 PER = TR_PEND_BUCKETS / 32;
-            const u32 lane = threadIdx.x;
-            u32 c[PER], sum = 0;
+        tr_phase(again ? 9 : 8);
+        if (s_over != 0 || s_n > TR_TOPP_PEND_CAP) {
+            // A region filled (more units holding v* in one warp's share of the
+            // row than its region holds): the row's elements of value v* from the
+            // row itself. The histogram counted at most TR_TOPP_PEND_CAP of them.
+            __syncthreads();
+            if (threadIdx.x == 0) s_n = 0;
+            if (TR_PEND_RANK_DIRECT)
+                for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
+            __syncthreads();
+            const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
+            const bool al = (((u64)xrow) & 15) == 0;
+            const i64 units = ((i64)A.vocab + 7) >> 3;
+            for (i64 u = threadIdx.x; u < units; u += blockDim.x) {
+                const Raw8 r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
+                const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
 #pragma unroll
-            for (u32 k = 0; k < PER; k++) {
-                c[k] = s_bk[lane * PER + k];
-                sum += c[k];
+                for (int k = 0; k < 8; k++) {
+                    if (((w[k >> 1] >> (16 * (k & 1))) & 0xffffu) != h16) continue;
+                    const u32 slot = atomicAdd(&s_n, 1u);
+                    if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = (u32)(u * 8 + k);
+                }
             }
-            const u32 incl = tr_warp_scan_u32(sum);
-            u32 before = incl - sum;
-            if (before < q && incl >= q) {
+            __syncthreads();
+            tr_phase(9);
+        }
+        n = min(s_n, TR_TOPP_PEND_CAP);
+        const u32 q = st.pad1;
+        // The q-th smallest index (indices are distinct). Where each thread
+        // holds at most TR_PEND_RANK_DIRECT elements (and the row is shorter
+        // than 2^31), an element's rank is the count of smaller indices among the
+        // n (tr_pend_rank, over the list and its sentinels): no barrier, no
+        // atomic.
+        if (TR_PEND_RANK_DIRECT && n <= TR_PEND_RANK_DIRECT * blockDim.x && A.vocab <= TR_PEND_SENTINEL) {
+            const u32 n16 = (n + 15) & ~15u;
+            for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+                const u32 i = s_idx[j];
+                if (tr_pend_rank(s_idx, n16, i) + 1 == q) s_cut = i;  // s_cut: TR_NO_TOKEN until here
+            }
+        } else {
+            // Otherwise: counts of the buckets (ranges of the index, in order),
+            // the bucket holding it, then ranks among that bucket's elements
+            // alone (listed after the counts where they fit, else counted over
+            // all n).
+            auto bucket = [&](u32 i) { return (u32)(((u64)i * TR_PEND_BUCKETS) / A.vocab); };
+            for (u32 j = threadIdx.x; j < n; j += blockDim.x) atomicAdd(&s_bk[bucket(s_idx[j])], 1u);
+            __syncthreads();
+            if (threadIdx.x < 32) {
+                constexpr u32 PER = TR_PEND_BUCKETS / 32;
+                const u32 lane = threadIdx.x;
+                u32 c[PER], sum = 0;
 #pragma unroll
                 for (u32 k = 0; k < PER; k++) {
-                    if (before < q && before + c[k] >= q) {
-                        s_m = lane * PER + k;     // the bucket
-                        s_cut = q - before;       // the rank inside it, from 1
+                    c[k] = s_bk[lane * PER + k];
+                    sum += c[k];
+                }
+                const u32 incl = tr_warp_scan_u32(sum);
+                u32 before = incl - sum;
+                if (before < q && incl >= q) {
+#pragma unroll
+                    for (u32 k = 0; k < PER; k++) {
+                        if (before < q && before + c[k] >= q) {
+                            s_m = lane * PER + k;     // the bucket
+                            s_cut = q - before;       // the rank inside it, from 1
+                        }
+                        before += c[k];
                     }
-                    before += c[k];
+                }
+            }
+            __syncthreads();
+            const u32 qb = s_cut, sel = s_m;
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                s_cut = TR_NO_TOKEN;
+                s_m = 0;
+            }
+            __syncthreads();
+            u32* const s_in = s_bk;  // the bucket's elements, where they fit
+            for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+                const u32 i = s_idx[j];
+                if (bucket(i) != sel) continue;
+                const u32 slot = atomicAdd(&s_m, 1u);
+                if (slot < TR_PEND_BUCKETS) s_in[slot] = i;
+            }
+            __syncthreads();
+            const u32 m = s_m;
+            if (m <= TR_PEND_BUCKETS) {
+                for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+                    const u32 i = s_idx[j];
+                    if (bucket(i) != sel) continue;
+                    u32 below = 0;
+                    for (u32 k = 0; k < m; k++) below += s_in[k] < i ? 1u : 0u;
+                    if (below + 1 == qb) s_cut = i;
+                }
+            } else {
+                // The bucket's elements did not fit: ranks over all n.
+                for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+                    const u32 i = s_idx[j];
+                    u32 below = 0;
+                    for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
+                    if (below + 1 == q) s_cut = i;
                 }
             }
         }
         __syncthreads();
-        const u32 qb = s_cut, sel = s_m;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            s_cut = TR_NO_TOKEN;
-            s_m = 0;
-        }
-        __syncthreads();
-        u32* const s_in = s_bk;  // the bucket's elements, where they fit
-        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-            const u32 i = s_idx[j];
-            if (bucket(i) != sel) continue;
-            const u32 slot = atomicAdd(&s_m, 1u);
-            if (slot < TR_PEND_BUCKETS) s_in[slot] = i;
-        }
-        __syncthreads();
-        const u32 m = s_m;
-        if (m <= TR_PEND_BUCKETS) {
-            for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-                const u32 i = s_idx[j];
-                if (bucket(i) != sel) continue;
-                u32 below = 0;
-                for (u32 k = 0; k < m; k++) below += s_in[k] < i ? 1u : 0u;
-                if (below + 1 == qb) s_cut = i;
-            }
-        } else {
-            // The bucket's elements did not fit: ranks over all n.
-            for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-                const u32 i = s_idx[j];
-                u32 below = 0;
-                for (u32 k = 0; k < n; k++) below += s_idx[k] < i ? 1u : 0u;
-                if (below + 1 == q) s_cut = i;
-            }
-        }
+        tr_phase(again ? 13 : 10);
     }
-    __syncthreads();
-    tr_phase(10);
     // The race lists exactly the row's elements of value v*, at least q of
     // them (tr_topp_pend); were the q-th missing, every listed one is kept.
     const u32 cut_i = s_cut;

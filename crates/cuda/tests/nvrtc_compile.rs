@@ -94,8 +94,10 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (one step an iteration `TR_RACE_STEP_PAIRS=0`, the step's own loads of
 /// units that are not whole `TR_RACE_RING_ALL=0`), the pending finish's
 /// direct ranks of runs 39-40, not yet run on a device (`TR_PEND_RANK_DIRECT=2`),
-/// the phase clock (`TR_PHASE_PRINT=1`) and the
-/// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) still compile
+/// the phase clock (`TR_PHASE_PRINT=1`), the
+/// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
+/// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
+/// ranks, as `scripts/pend-ranks-run.sh` runs it) still compile
 /// cleanly, so a device run does not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
@@ -146,6 +148,11 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
     control_shape_compiles(&[
         "TR_TOPP_RACE=1".to_string(),
         "TR_TOPP_RACE_UNITS=4".to_string(),
+    ]);
+    control_shape_compiles(&[
+        "TR_PHASE_PRINT=1".to_string(),
+        "TR_PEND_FINISH_TWICE=1".to_string(),
+        "TR_PEND_RANK_DIRECT=2".to_string(),
     ]);
 }
 
