@@ -31,6 +31,11 @@
 # the regions' loads issued together did not shorten theirs), the warm
 # regions read well under the cold 2.7 us at B = 1, and the direct ranks
 # gain less warm than cold (less code to fetch).
+# After both stages, where the A/B gains beyond the A/A and the check passes:
+# the grid of both builds in one call (`EXTRA_GRIDS="direct:TR_PEND_RANK_DIRECT=2"
+# ITERS=40 bash scripts/gpu-evidence.sh bench`), then 2 as the default
+# (kernels/topp.cu), rebuilt here, and `bash scripts/gpu-evidence.sh sampler`
+# (the conformance suite's full tier runs the default kernels).
 # Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
 # strip into target/strip; then the device tool's `run` with carry
 # ["target/strip"], command:
