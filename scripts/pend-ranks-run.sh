@@ -11,6 +11,12 @@
 #          time, warm: stamps 9 and 13), which tells how much of each
 #          stretch is its code and lists coming in cold. About 450 s with
 #          the machine up (each phase process compiles its build, ~45 s).
+#   args   (run 40, after call A found the regions read as slow warm as
+#          cold) the finish's arguments copied for the call
+#          (TR_PEND_ARGS_COPY) with the direct ranks: the A/B against the
+#          direct ranks alone and the default, then the twice-ranked phase
+#          clock of both at B = 1 and 64, slots 11 and 12 inside the first
+#          regions read. About 400 s.
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
@@ -36,6 +42,13 @@
 # ITERS=40 bash scripts/gpu-evidence.sh bench`), then 2 as the default
 # (kernels/topp.cu), rebuilt here, and `bash scripts/gpu-evidence.sh sampler`
 # (the conformance suite's full tier runs the default kernels).
+# Prediction for args (run 40, before call B): the finish reads the kernel's
+# arguments through generic addresses of the parameter space (the call takes
+# them by reference; SASS: LD.E through a pointer from the constant bank),
+# the list's address two such loads deep. If those loads are slow, the copy
+# build's regions read at B = 1 falls from about 6,700 cycles to 3,000 or
+# less, and top-p 0.9 gains 1-2 us per call at B <= 64; if not, the copy is
+# within the A/A and the stamps 11 / 12 show where the stretch goes.
 # Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
 # strip into target/strip; then the device tool's `run` with carry
 # ["target/strip"], command:
@@ -45,13 +58,27 @@
 set -u
 cd "$(dirname "$0")/.."
 . scripts/device-env.sh
-case "${1:?usage: pend-ranks-run.sh time|check}" in
+case "${1:?usage: pend-ranks-run.sh time|args|check}" in
 time)
     MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 VARIANTS="TR_PEND_RANK_DIRECT=2" \
         bash scripts/variant-ab.sh
     CONFIGS="1:0:0.9 64:0:0.9" REPS=6 DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2" \
         TAG=-direct bash scripts/phase-run.sh
     CONFIGS="1:0:0.9 64:0:0.9" REPS=6 DEFINES="TR_PEND_FINISH_TWICE=1" bash scripts/phase-run.sh
+    (cd "$OUT" && tar -czf phase.tgz ph-*.txt && rm -f ph-*.txt)
+    ;;
+args)
+    # Run 40, call B: the finish's arguments copied for the call
+    # (TR_PEND_ARGS_COPY) with the direct ranks, timed against the direct
+    # ranks alone and the default, then the twice-ranked phase clock of
+    # both, with stamps 11 and 12 inside the first regions read.
+    MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 \
+        VARIANTS="TR_PEND_RANK_DIRECT=2|TR_PEND_RANK_DIRECT=2;TR_PEND_ARGS_COPY=1" bash scripts/variant-ab.sh
+    CONFIGS="1:0:0.9 64:0:0.9" REPS=6 \
+        DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2 TR_PEND_ARGS_COPY=1" TAG=-copy \
+        bash scripts/phase-run.sh
+    CONFIGS="1:0:0.9 64:0:0.9" REPS=6 DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2" \
+        TAG=-direct bash scripts/phase-run.sh
     (cd "$OUT" && tar -czf phase.tgz ph-*.txt && rm -f ph-*.txt)
     ;;
 check)

@@ -20,7 +20,9 @@ A pending top-p row's finish (kernels/topp.cu, tr_pend_finish) stamps the
 same slots with its own meanings: 7 finish begun, 8 regions read, 9 the row
 read again (where a region filled), 10 ranked, 11 raced, 12 the block's
 best; built with TR_PEND_FINISH_TWICE it reads and ranks again, warm, and
-stamps 9 for the second regions read and 13 for the second ranks.
+stamps 9 for the second regions read and 13 for the second ranks, and 11 and
+12 mean, in the first time, the cleared counts past their barrier and thread
+0's first region load returned (the race and the block's best unstamped).
 
 The binned top-p kernels (kernels/topp.cu) print the same line under their
 own tags, read with `--tag`: tr_phase_hist (0 start, 1 tables cleared,

@@ -930,9 +930,41 @@ __device__ __forceinline__ u32 tr_eq_bf16x2(u32 w, u32 h2) {
     return (((w ^ h2) & 0xffffu) == 0 ? 0xffffu : 0u) | (((w ^ h2) >> 16) == 0 ? 0xffff0000u : 0u);
 #endif
 }
+// The arguments the pending top-p finish reads (topp.cu, tr_pend_finish).
+// The finish is a call (noinline) and took the kernel's arguments by
+// reference: each field it reads is then a load through a generic address of
+// the kernel's parameter space, one after another where they depend on each
+// other. TR_PEND_ARGS_COPY 1: the kernel copies these fields (from its
+// constant bank) into a struct of its own stack instead, which the finish
+// reads; 0: the kernel's arguments themselves. A timing knob, written in run
+// 40 to tell whether those loads are what the finish's stretches wait on.
+#ifndef TR_PEND_ARGS_COPY
+#define TR_PEND_ARGS_COPY 0
+#endif
+struct PendArgs {
+    const void* logits;
+    u64 row_stride;
+    u64* topp;
+    u32* counters;
+    RowState* rowstate;
+    u32* out_token;
+    u8* out_status;
+    u32 vocab;
+    u32 nchunks;
+};
+#if TR_PEND_ARGS_COPY
+typedef PendArgs PendA;
+__device__ __forceinline__ PendArgs tr_pend_args(const SampleArgs& A) {
+    return PendArgs{A.logits,   A.row_stride, A.topp,  A.counters, A.rowstate,
+                    A.out_token, A.out_status, A.vocab, A.nchunks};
+}
+#else
+typedef SampleArgs PendA;
+__device__ __forceinline__ const SampleArgs& tr_pend_args(const SampleArgs& A) { return A; }
+#endif
 // Defined in topp.cu.
 __device__ u32* tr_pend_list_at(u64* topp, u32 row);
-__device__ void tr_pend_finish(const SampleArgs& A, u32 row, const RowState& st, double bs, u32 bi,
+__device__ void tr_pend_finish(const PendA& A, u32 row, const RowState& st, double bs, u32 bi,
                                double neg_t, u64 seed, u64 pos, double* s_s, u32* s_i);
 
 // PEND (bf16 only): where pend_h2 is not 0 (a row whose top-p cut has a
@@ -2873,7 +2905,8 @@ __device__ void tr_pass(const SampleArgs& A) {
     if (local) {
         if (pend) {
             __syncthreads();
-            tr_pend_finish(A, row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s, s_best_i);
+            tr_pend_finish(tr_pend_args(A), row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s,
+                       s_best_i);
         }
         tr_phase_print();
         return;
@@ -2930,7 +2963,8 @@ __device__ void tr_pass(const SampleArgs& A) {
     tr_phase(6);
     if (pend) {
         __syncthreads();
-        tr_pend_finish(A, row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s, s_best_i);
+        tr_pend_finish(tr_pend_args(A), row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s,
+                       s_best_i);
         tr_phase_print();
         return;
     }

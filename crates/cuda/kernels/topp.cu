@@ -531,7 +531,7 @@ __device__ __forceinline__ u32 tr_pend_rank(const u32* list, u32 n16, u32 i) {
 // and the elements of value v* up to it race against (bs, bi): first by the
 // bound of their lead, then exactly, ties to the smaller index. Writes the
 // row's token and its cut (pad0 = 1, as the gather would have).
-__device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const RowState& st,
+__device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowState& st,
                                             double bs, u32 bi, double neg_t, u64 seed, u64 pos,
                                             double* s_s, u32* s_i) {
     // In the pass's dynamic shared memory (its race queues, used up; the host
@@ -551,6 +551,9 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
     // L2, as the first time; the same list and cut), stamping 9 for the
     // regions read (rows whose regions did not fill) and 13 for ranked; the
     // first time's stretches less the second's are the cold code's cost.
+    // Slots 11 and 12 then mark, in the first time, the cleared counts
+    // passing their barrier and thread 0's first region load returned (and
+    // the race and the block's best go unstamped).
     tr_phase(7);
 #ifdef TR_PEND_FINISH_TWICE
     u32 n = 0;
@@ -570,6 +573,9 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
         if (TR_PEND_RANK_DIRECT)
             for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
         __syncthreads();
+#ifdef TR_PEND_FINISH_TWICE
+        if (!again) tr_phase(11);
+#endif
         // The regions, a group of g threads each (g: a power of two up to 32,
         // as many as the block has for each region), each thread four words at
         // once (the count and the first entries come in one round trip).
@@ -590,6 +596,9 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
             if (live && 4 * gm < rw) v = __ldcg((const uint4*)reg + gm);
             const u32 lane = threadIdx.x & 31;
             const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
+#ifdef TR_PEND_FINISH_TWICE
+            if (!again && t == 0) tr_phase(12);
+#endif
             if (!live || cnt == 0) continue;
             if (cnt > rw - 1) {
                 s_over = 1;
@@ -737,9 +746,13 @@ __device__ __noinline__ void tr_pend_finish(const SampleArgs& A, u32 row, const 
             }
         }
     }
+#ifndef TR_PEND_FINISH_TWICE
     tr_phase(11);
+#endif
     tr_block_best(bs, bi, s_s, s_i);
+#ifndef TR_PEND_FINISH_TWICE
     tr_phase(12);
+#endif
     if (threadIdx.x == 0) {
         if (A.nchunks > 1) A.counters[row] = 0;  // ready for the next launch (as tr_row_result)
         A.out_token[row] = bi;
