@@ -17,6 +17,11 @@
 #          direct ranks alone and the default, then the twice-ranked phase
 #          clock of both at B = 1 and 64, slots 11 and 12 inside the first
 #          regions read. About 400 s.
+#   regions (run 40, after call B put 2.6 us of the B = 1 regions read
+#          after thread 0's first count arrived) each thread's clock in the
+#          first regions read (TR_PEND_REGION_CLOCK), the block's largest and
+#          mean printed, at B = 1 and 64, arguments as they are and copied.
+#          About 120 s.
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
@@ -58,7 +63,7 @@
 set -u
 cd "$(dirname "$0")/.."
 . scripts/device-env.sh
-case "${1:?usage: pend-ranks-run.sh time|args|check}" in
+case "${1:?usage: pend-ranks-run.sh time|args|regions|check}" in
 time)
     MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 VARIANTS="TR_PEND_RANK_DIRECT=2" \
         bash scripts/variant-ab.sh
@@ -80,6 +85,23 @@ args)
     CONFIGS="1:0:0.9 64:0:0.9" REPS=6 DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2" \
         TAG=-direct bash scripts/phase-run.sh
     (cd "$OUT" && tar -czf phase.tgz ph-*.txt && rm -f ph-*.txt)
+    ;;
+regions)
+    # Run 40, call C: where the first regions read goes, thread by thread
+    # (TR_PEND_REGION_CLOCK: each thread's clock when its first two turns'
+    # counts arrived and when its regions were taken; the block's largest
+    # and mean on a line tagged tr_pend_regions), at B = 1 and 64, with the
+    # kernel's arguments read as they are and copied.
+    for d in "" " TR_PEND_ARGS_COPY=1"; do
+        CONFIGS="1:0:0.9 64:0:0.9" REPS=4 TAG="-rc${d:+-copy}" \
+            DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2 TR_PEND_REGION_CLOCK=1$d" \
+            bash scripts/phase-run.sh
+    done
+    for f in "$OUT"/ph-*-rc*.txt; do
+        echo "--- $f"
+        grep "^tr_pend_regions" "$f" | tail -n 4
+    done
+    (cd "$OUT" && tar -czf regions.tgz ph-*.txt && rm -f ph-*.txt)
     ;;
 check)
     check_experiment pend-check 450 --checked-define TR_PEND_RANK_DIRECT=2 --no-timing \

@@ -588,6 +588,17 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
         // Every thread takes the same number of turns, so that the group's
         // shuffles see all its threads.
         const u32 turns = rw >= 4 ? (nreg + blockDim.x / g - 1) / (blockDim.x / g) : 0;
+#ifdef TR_PEND_REGION_CLOCK
+        // Profiling only (with TR_PEND_FINISH_TWICE): each thread's clock, in
+        // the first time, when its first two turns' counts arrived and when
+        // its regions were taken, since the cleared counts' barrier; thread 0
+        // prints the block's largest and mean after the regions' barrier.
+        __shared__ u32 s_rclk[3][1024];
+        __shared__ u32 s_rlive[1024];
+        const long long rc0 = clock64();
+        if (!again) s_rclk[0][threadIdx.x] = s_rclk[1][threadIdx.x] = 0;
+        u32 rlive = 0;
+#endif
         for (u32 t = 0; t < turns; t++) {
             const u32 r = threadIdx.x / g + t * (blockDim.x / g);
             const bool live = r < nreg;
@@ -598,6 +609,10 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
             const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
 #ifdef TR_PEND_FINISH_TWICE
             if (!again && t == 0) tr_phase(12);
+#endif
+#ifdef TR_PEND_REGION_CLOCK
+            if (!again && t < 2) s_rclk[t][threadIdx.x] = (u32)(clock64() - rc0);
+            rlive += live && cnt != 0 ? 1u : 0u;
 #endif
             if (!live || cnt == 0) continue;
             if (cnt > rw - 1) {
@@ -620,7 +635,34 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
             if (w0 + 3 <= cnt) take(v.w);
             for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
         }
+#ifdef TR_PEND_REGION_CLOCK
+        if (!again) {
+            s_rclk[2][threadIdx.x] = (u32)(clock64() - rc0);
+            s_rlive[threadIdx.x] = rlive;
+        }
+#endif
         __syncthreads();
+#ifdef TR_PEND_REGION_CLOCK
+        if (!again && threadIdx.x == 0) {
+            u32 mx[3] = {0, 0, 0}, at[3] = {0, 0, 0}, lv = 0;
+            u64 sum[3] = {0, 0, 0};
+            for (u32 j = 0; j < blockDim.x; j++) {
+                for (int k = 0; k < 3; k++) {
+                    const u32 c = s_rclk[k][j];
+                    sum[k] += c;
+                    if (c > mx[k]) {
+                        mx[k] = c;
+                        at[k] = j;
+                    }
+                }
+                lv += s_rlive[j] != 0 ? 1u : 0u;
+            }
+            printf("tr_pend_regions %u turns %u g %u nreg %u live_threads %u first %u %u at %u second %u %u at %u "
+                   "taken %u %u at %u\n",
+                   blockIdx.x, turns, g, nreg, lv, mx[0], (u32)(sum[0] / blockDim.x), at[0], mx[1],
+                   (u32)(sum[1] / blockDim.x), at[1], mx[2], (u32)(sum[2] / blockDim.x), at[2]);
+        }
+#endif
         tr_phase(again ? 9 : 8);
         if (s_over != 0 || s_n > TR_TOPP_PEND_CAP) {
             // A region filled (more units holding v* in one warp's share of the

@@ -155,6 +155,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_PHASE_PRINT=1".to_string(),
         "TR_PEND_FINISH_TWICE=1".to_string(),
         "TR_PEND_RANK_DIRECT=2".to_string(),
+        "TR_PEND_REGION_CLOCK=1".to_string(),
     ]);
 }
 
