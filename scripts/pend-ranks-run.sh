@@ -20,8 +20,14 @@
 #   regions (run 40, after call B put 2.6 us of the B = 1 regions read
 #          after thread 0's first count arrived) each thread's clock in the
 #          first regions read (TR_PEND_REGION_CLOCK), the block's largest and
-#          mean printed, at B = 1 and 64, arguments as they are and copied.
-#          About 120 s.
+#          mean printed, at B = 1 and 64, for the regions read as they are,
+#          read flat (TR_PEND_GATHER_FLAT: every turn's first load issued
+#          together, slots by a warp scan) and read flat from copied
+#          arguments; then the A/B of the three against the default. About
+#          300 s. Prediction (before the call): if straggling loads and the
+#          per-element atomics are the stretch, the flat read takes the B = 1
+#          regions read from about 3.4 us to 2 us or less, B = 64 from 2.2-3.2
+#          to 1.5-2.
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
@@ -90,18 +96,24 @@ regions)
     # Run 40, call C: where the first regions read goes, thread by thread
     # (TR_PEND_REGION_CLOCK: each thread's clock when its first two turns'
     # counts arrived and when its regions were taken; the block's largest
-    # and mean on a line tagged tr_pend_regions), at B = 1 and 64, with the
-    # kernel's arguments read as they are and copied.
-    for d in "" " TR_PEND_ARGS_COPY=1"; do
-        CONFIGS="1:0:0.9 64:0:0.9" REPS=4 TAG="-rc${d:+-copy}" \
+    # and mean on a line tagged tr_pend_regions), at B = 1 and 64, for the
+    # direct ranks with the regions read as they are, read flat
+    # (TR_PEND_GATHER_FLAT) and read flat from copied arguments; then the
+    # A/B of the same three builds against the default.
+    for d in "" " TR_PEND_GATHER_FLAT=1" " TR_PEND_GATHER_FLAT=1 TR_PEND_ARGS_COPY=1"; do
+        tag=$(echo "$d" | sed -e 's/TR_PEND_GATHER_FLAT=1/flat/' -e 's/TR_PEND_ARGS_COPY=1/copy/' | tr -d ' ')
+        CONFIGS="1:0:0.9 64:0:0.9" REPS=4 TAG="-rc$tag" \
             DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=2 TR_PEND_REGION_CLOCK=1$d" \
             bash scripts/phase-run.sh
     done
     for f in "$OUT"/ph-*-rc*.txt; do
         echo "--- $f"
-        grep "^tr_pend_regions" "$f" | tail -n 4
+        grep "^tr_pend_regions" "$f" | tail -n 3
     done
     (cd "$OUT" && tar -czf regions.tgz ph-*.txt && rm -f ph-*.txt)
+    MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 \
+        VARIANTS="TR_PEND_RANK_DIRECT=2|TR_PEND_RANK_DIRECT=2;TR_PEND_GATHER_FLAT=1|TR_PEND_RANK_DIRECT=2;TR_PEND_GATHER_FLAT=1;TR_PEND_ARGS_COPY=1" \
+        bash scripts/variant-ab.sh
     ;;
 check)
     check_experiment pend-check 450 --checked-define TR_PEND_RANK_DIRECT=2 --no-timing \

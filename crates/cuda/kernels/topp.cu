@@ -492,6 +492,17 @@ static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits 
 #ifndef TR_PEND_RANK_DIRECT
 #define TR_PEND_RANK_DIRECT 0
 #endif
+// The pending finish's regions read: 1, up to TR_PEND_TURNS_AHEAD turns'
+// first loads issued together, each thread's elements placed by a warp scan
+// (one shared atomic a warp and turn); 0, a turn's load after the previous
+// turn's elements, each element placed by its own shared atomic. A timing
+// knob of run 40 (docs/cuda-notes.md).
+#ifndef TR_PEND_GATHER_FLAT
+#define TR_PEND_GATHER_FLAT 0
+#endif
+#ifndef TR_PEND_TURNS_AHEAD
+#define TR_PEND_TURNS_AHEAD 4u
+#endif
 // The direct counts read the list 16 entries at a time: the slots from n up
 // to a multiple of 16 hold TR_PEND_SENTINEL, above every index. They take
 // rows of fewer than 2^31 elements, where entry e is below index i exactly
@@ -599,6 +610,73 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
         if (!again) s_rclk[0][threadIdx.x] = s_rclk[1][threadIdx.x] = 0;
         u32 rlive = 0;
 #endif
+#if TR_PEND_GATHER_FLAT
+        // Up to TR_PEND_TURNS_AHEAD turns' first loads at once, then each
+        // thread's elements placed after those of the warp's lower lanes (a
+        // warp scan of their counts, one shared atomic a warp and turn).
+        const u32 lane = threadIdx.x & 31;
+        auto take = [&](u32 e) {
+            const u32 ib = (e >> 8) * 8;
+            for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
+                const u32 slot = atomicAdd(&s_n, 1u);
+                if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
+            }
+        };
+        constexpr u32 TA = TR_PEND_TURNS_AHEAD;
+        for (u32 t0 = 0; t0 < turns; t0 += TA) {
+            uint4 vt[TA];
+#pragma unroll
+            for (u32 k = 0; k < TA; k++) {
+                const u32 r = threadIdx.x / g + (t0 + k) * (blockDim.x / g);
+                vt[k] = make_uint4(0, 0, 0, 0);
+                if (t0 + k < turns && r < nreg && 4 * gm < rw) vt[k] = __ldcg((const uint4*)(list + (u64)r * rw) + gm);
+            }
+#pragma unroll
+            for (u32 k = 0; k < TA; k++) {
+                const u32 t = t0 + k;
+                if (t >= turns) break;  // the same for every thread
+                const u32 r = threadIdx.x / g + t * (blockDim.x / g);
+                const bool live = r < nreg;
+                const uint4 v = vt[k];
+                const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
+#ifdef TR_PEND_FINISH_TWICE
+                if (!again && t == 0) tr_phase(12);
+#endif
+#ifdef TR_PEND_REGION_CLOCK
+                if (!again && t < 2) s_rclk[t][threadIdx.x] = (u32)(clock64() - rc0);
+                rlive += live && cnt != 0 ? 1u : 0u;
+#endif
+                if (live && cnt > rw - 1) s_over = 1;
+                const bool ok = live && cnt != 0 && cnt <= rw - 1;
+                // Words 4 gm .. 4 gm + 3 of the region: word 0 is the count,
+                // word 1 + j entry j.
+                const u32 w0 = 4 * gm;
+                const u32 e[4] = {v.x, v.y, v.z, v.w};
+                u32 mine = 0;
+#pragma unroll
+                for (u32 q4 = 0; q4 < 4; q4++)
+                    if (ok && w0 + q4 >= 1 && w0 + q4 <= cnt) mine += __popc(e[q4] & 0xffu);
+                const u32 incl = tr_warp_scan_u32(mine);
+                const u32 total = __shfl_sync(TR_FULL, incl, 31);
+                u32 base = 0;
+                if (lane == 31 && total != 0) base = atomicAdd(&s_n, total);
+                u32 slot = __shfl_sync(TR_FULL, base, 31) + incl - mine;
+#pragma unroll
+                for (u32 q4 = 0; q4 < 4; q4++) {
+                    if (!(ok && w0 + q4 >= 1 && w0 + q4 <= cnt)) continue;
+                    const u32 ib = (e[q4] >> 8) * 8;
+                    for (u32 m = e[q4] & 0xffu; m != 0; m &= m - 1) {
+                        if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
+                        slot++;
+                    }
+                }
+                if (ok) {
+                    const u32* reg = list + (u64)r * rw;
+                    for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
+                }
+            }
+        }
+#else
         for (u32 t = 0; t < turns; t++) {
             const u32 r = threadIdx.x / g + t * (blockDim.x / g);
             const bool live = r < nreg;
@@ -635,6 +713,7 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
             if (w0 + 3 <= cnt) take(v.w);
             for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
         }
+#endif
 #ifdef TR_PEND_REGION_CLOCK
         if (!again) {
             s_rclk[2][threadIdx.x] = (u32)(clock64() - rc0);

@@ -94,7 +94,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (one step an iteration `TR_RACE_STEP_PAIRS=0`, the step's own loads of
 /// units that are not whole `TR_RACE_RING_ALL=0`), the pending finish's
 /// direct ranks of runs 39-40 (`TR_PEND_RANK_DIRECT=2`) and its arguments
-/// copied for the call (`TR_PEND_ARGS_COPY=1`), not yet the default,
+/// copied for the call (`TR_PEND_ARGS_COPY=1`) and its regions read flat
+/// (`TR_PEND_GATHER_FLAT=1`), not yet the default,
 /// the phase clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -142,6 +143,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_RACE_RING_ALL=0",
         "TR_PEND_RANK_DIRECT=2",
         "TR_PEND_ARGS_COPY=1",
+        "TR_PEND_GATHER_FLAT=1",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
@@ -156,6 +158,11 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_PEND_FINISH_TWICE=1".to_string(),
         "TR_PEND_RANK_DIRECT=2".to_string(),
         "TR_PEND_REGION_CLOCK=1".to_string(),
+    ]);
+    control_shape_compiles(&[
+        "TR_PEND_FINISH_TWICE=1".to_string(),
+        "TR_PEND_REGION_CLOCK=1".to_string(),
+        "TR_PEND_GATHER_FLAT=1".to_string(),
     ]);
 }
 
