@@ -28,6 +28,10 @@
 #          per-element atomics are the stretch, the flat read takes the B = 1
 #          regions read from about 3.4 us to 2 us or less, B = 64 from 2.2-3.2
 #          to 1.5-2.
+#   adopt  (run 40, after call C) the whole CUDA check of the candidate
+#          default, TR_PEND_RANK_DIRECT=1 and TR_PEND_GATHER_FLAT=1 (the
+#          differential, the invariance against the default build), then the
+#          per-warp clock of its regions read. About 450 s.
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
@@ -69,7 +73,7 @@
 set -u
 cd "$(dirname "$0")/.."
 . scripts/device-env.sh
-case "${1:?usage: pend-ranks-run.sh time|args|regions|check}" in
+case "${1:?usage: pend-ranks-run.sh time|args|regions|adopt|check}" in
 time)
     MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 VARIANTS="TR_PEND_RANK_DIRECT=2" \
         bash scripts/variant-ab.sh
@@ -114,6 +118,23 @@ regions)
     MODES=top_p0.9 ROWS=1,8,64,256,1024 ITERS=100 LIMIT=300 \
         VARIANTS="TR_PEND_RANK_DIRECT=2|TR_PEND_RANK_DIRECT=2;TR_PEND_GATHER_FLAT=1|TR_PEND_RANK_DIRECT=2;TR_PEND_GATHER_FLAT=1;TR_PEND_ARGS_COPY=1" \
         bash scripts/variant-ab.sh
+    ;;
+adopt)
+    # Run 40, call D: the CUDA check of the candidate default (the direct
+    # ranks where a thread holds one element, the regions read flat), with
+    # the invariance against the default build; then the per-warp clock of
+    # its regions read at B = 1 and 64.
+    check_experiment adopt-check 420 --checked-define TR_PEND_RANK_DIRECT=1 \
+        --checked-define TR_PEND_GATHER_FLAT=1 --no-timing --diff-budget-s 150 \
+        --variant "TR_PEND_RANK_DIRECT=0;TR_PEND_GATHER_FLAT=0"
+    CONFIGS="1:0:0.9 64:0:0.9" REPS=4 TAG=-rcflat \
+        DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=1 TR_PEND_GATHER_FLAT=1 TR_PEND_REGION_CLOCK=1" \
+        bash scripts/phase-run.sh
+    for f in "$OUT"/ph-*-rc*.txt; do
+        echo "--- $f"
+        grep "^tr_pend_regions" "$f" | tail -n 3
+    done
+    (cd "$OUT" && tar -czf regions.tgz ph-*.txt && rm -f ph-*.txt)
     ;;
 check)
     check_experiment pend-check 450 --checked-define TR_PEND_RANK_DIRECT=2 --no-timing \

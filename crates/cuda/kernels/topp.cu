@@ -602,12 +602,14 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
 #ifdef TR_PEND_REGION_CLOCK
         // Profiling only (with TR_PEND_FINISH_TWICE): each thread's clock, in
         // the first time, when its first two turns' counts arrived and when
-        // its regions were taken, since the cleared counts' barrier; thread 0
-        // prints the block's largest and mean after the regions' barrier.
-        __shared__ u32 s_rclk[3][1024];
-        __shared__ u32 s_rlive[1024];
+        // its regions were taken, since the cleared counts' barrier; each
+        // warp's largest and sum in shared memory (the pass leaves little
+        // static shared memory), thread 0 prints the block's largest and
+        // mean after the regions' barrier.
+        __shared__ u32 s_rclk[2][3][32];
+        __shared__ u32 s_rlive[32];
         const long long rc0 = clock64();
-        if (!again) s_rclk[0][threadIdx.x] = s_rclk[1][threadIdx.x] = 0;
+        u32 rc[3] = {0, 0, 0};
         u32 rlive = 0;
 #endif
 #if TR_PEND_GATHER_FLAT
@@ -643,7 +645,7 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
                 if (!again && t == 0) tr_phase(12);
 #endif
 #ifdef TR_PEND_REGION_CLOCK
-                if (!again && t < 2) s_rclk[t][threadIdx.x] = (u32)(clock64() - rc0);
+                if (!again && t < 2) rc[t] = (u32)(clock64() - rc0);
                 rlive += live && cnt != 0 ? 1u : 0u;
 #endif
                 if (live && cnt > rw - 1) s_over = 1;
@@ -689,7 +691,7 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
             if (!again && t == 0) tr_phase(12);
 #endif
 #ifdef TR_PEND_REGION_CLOCK
-            if (!again && t < 2) s_rclk[t][threadIdx.x] = (u32)(clock64() - rc0);
+            if (!again && t < 2) rc[t] = (u32)(clock64() - rc0);
             rlive += live && cnt != 0 ? 1u : 0u;
 #endif
             if (!live || cnt == 0) continue;
@@ -716,28 +718,38 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
 #endif
 #ifdef TR_PEND_REGION_CLOCK
         if (!again) {
-            s_rclk[2][threadIdx.x] = (u32)(clock64() - rc0);
-            s_rlive[threadIdx.x] = rlive;
+            rc[2] = (u32)(clock64() - rc0);
+            const u32 w = threadIdx.x >> 5;
+            for (int k = 0; k < 3; k++) {
+                const u32 mx = __reduce_max_sync(TR_FULL, rc[k]), sm = __reduce_add_sync(TR_FULL, rc[k] >> 5);
+                if ((threadIdx.x & 31) == 0) {
+                    s_rclk[0][k][w] = mx;
+                    s_rclk[1][k][w] = sm;
+                }
+            }
+            const u32 lv = __reduce_add_sync(TR_FULL, rlive != 0 ? 1u : 0u);
+            if ((threadIdx.x & 31) == 0) s_rlive[w] = lv;
         }
 #endif
         __syncthreads();
 #ifdef TR_PEND_REGION_CLOCK
         if (!again && threadIdx.x == 0) {
+            // Cycles: the block's largest, its mean (from sums of the
+            // clocks / 32) and the warp holding the largest.
             u32 mx[3] = {0, 0, 0}, at[3] = {0, 0, 0}, lv = 0;
             u64 sum[3] = {0, 0, 0};
-            for (u32 j = 0; j < blockDim.x; j++) {
+            for (u32 w = 0; w < (blockDim.x >> 5); w++) {
                 for (int k = 0; k < 3; k++) {
-                    const u32 c = s_rclk[k][j];
-                    sum[k] += c;
-                    if (c > mx[k]) {
-                        mx[k] = c;
-                        at[k] = j;
+                    sum[k] += (u64)s_rclk[1][k][w] * 32;
+                    if (s_rclk[0][k][w] > mx[k]) {
+                        mx[k] = s_rclk[0][k][w];
+                        at[k] = w;
                     }
                 }
-                lv += s_rlive[j] != 0 ? 1u : 0u;
+                lv += s_rlive[w];
             }
-            printf("tr_pend_regions %u turns %u g %u nreg %u live_threads %u first %u %u at %u second %u %u at %u "
-                   "taken %u %u at %u\n",
+            printf("tr_pend_regions %u turns %u g %u nreg %u live_threads %u first %u %u warp %u second %u %u "
+                   "warp %u taken %u %u warp %u\n",
                    blockIdx.x, turns, g, nreg, lv, mx[0], (u32)(sum[0] / blockDim.x), at[0], mx[1],
                    (u32)(sum[1] / blockDim.x), at[1], mx[2], (u32)(sum[2] / blockDim.x), at[2]);
         }

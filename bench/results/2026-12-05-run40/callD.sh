@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Call D of run 40 (device tool `run`, carry ["target/strip"], binaries of
+# the commit that adds this file, built and stripped here): the CUDA check of
+# the candidate default and the per-warp clock of its regions read
+# (scripts/pend-ranks-run.sh, stage adopt).
+mkdir -p target/release && cp target/strip/* target/release/ && nvidia-smi -L && bash scripts/pend-ranks-run.sh adopt
