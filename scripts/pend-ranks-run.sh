@@ -31,7 +31,9 @@
 #   adopt  (run 40, after call C) the whole CUDA check of the candidate
 #          default, TR_PEND_RANK_DIRECT=1 and TR_PEND_GATHER_FLAT=1 (the
 #          differential, the invariance against the default build), then the
-#          per-warp clock of its regions read. About 450 s.
+#          per-warp clock of its regions read. About 450 s. CHECK_ONLY=1
+#          stops after the check; CHECK_LIMIT and DIFF_BUDGET (seconds)
+#          shorten it.
 #   check  the whole CUDA check of the build with the direct ranks (the
 #          differential against the CPU model; the invariance against the
 #          default, the bucket ranks): what the knob needs before it becomes
@@ -124,9 +126,10 @@ adopt)
     # ranks where a thread holds one element, the regions read flat), with
     # the invariance against the default build; then the per-warp clock of
     # its regions read at B = 1 and 64.
-    check_experiment adopt-check 420 --checked-define TR_PEND_RANK_DIRECT=1 \
-        --checked-define TR_PEND_GATHER_FLAT=1 --no-timing --diff-budget-s 150 \
+    check_experiment adopt-check "${CHECK_LIMIT:-420}" --checked-define TR_PEND_RANK_DIRECT=1 \
+        --checked-define TR_PEND_GATHER_FLAT=1 --no-timing --diff-budget-s "${DIFF_BUDGET:-150}" \
         --variant "TR_PEND_RANK_DIRECT=0;TR_PEND_GATHER_FLAT=0"
+    [ -n "${CHECK_ONLY:-}" ] && exit 0
     CONFIGS="1:0:0.9 64:0:0.9" REPS=4 TAG=-rcflat \
         DEFINES="TR_PEND_FINISH_TWICE=1 TR_PEND_RANK_DIRECT=1 TR_PEND_GATHER_FLAT=1 TR_PEND_REGION_CLOCK=1" \
         bash scripts/phase-run.sh
