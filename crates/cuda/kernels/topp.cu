@@ -486,19 +486,21 @@ static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits 
 // for each of its elements, the smaller indices over the whole list
 // (tr_pend_rank: broadcast reads, no bucket counts, no 64-bit division, five
 // barriers fewer); 0, or longer lists, the bucket counts and ranks inside a
-// bucket. Both give the same cut. Off until it has run on a device: written
-// in runs 39-40 (docs/cuda-notes.md) when no device was lent, with its
-// timing and acceptance in scripts/pend-ranks-run.sh.
+// bucket. Both give the same cut. 1 since run 40 (docs/cuda-notes.md): the
+// ranked stretch 0.7 us shorter at B = 1 and 64 (phase clock); 2, where
+// 96-thread blocks (B = 1024) rank two elements a thread, was slower there
+// in three calls of three.
 #ifndef TR_PEND_RANK_DIRECT
-#define TR_PEND_RANK_DIRECT 0
+#define TR_PEND_RANK_DIRECT 1
 #endif
 // The pending finish's regions read: 1, up to TR_PEND_TURNS_AHEAD turns'
 // first loads issued together, each thread's elements placed by a warp scan
 // (one shared atomic a warp and turn); 0, a turn's load after the previous
-// turn's elements, each element placed by its own shared atomic. A timing
-// knob of run 40 (docs/cuda-notes.md).
+// turn's elements, each element placed by its own shared atomic. 1 since run
+// 40 (docs/cuda-notes.md: with the direct ranks, top-p 0.9 B = 1 1.66 us
+// per call faster on an H200, beyond the A/A).
 #ifndef TR_PEND_GATHER_FLAT
-#define TR_PEND_GATHER_FLAT 0
+#define TR_PEND_GATHER_FLAT 1
 #endif
 #ifndef TR_PEND_TURNS_AHEAD
 #define TR_PEND_TURNS_AHEAD 4u
