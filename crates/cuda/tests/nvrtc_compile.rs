@@ -93,13 +93,15 @@ fn precompiled_builds_match_their_own_compilation() {
 /// the default, 7, compiles too), the race's loop as it was before run 35
 /// (one step an iteration `TR_RACE_STEP_PAIRS=0`, the step's own loads of
 /// units that are not whole `TR_RACE_RING_ALL=0`), the pending finish's
-/// direct ranks of runs 39-40 (`TR_PEND_RANK_DIRECT=2`) and its arguments
-/// copied for the call (`TR_PEND_ARGS_COPY=1`) and its regions read flat
-/// (`TR_PEND_GATHER_FLAT=1`), not yet the default,
+/// ranks and regions read as they were before run 40 (`TR_PEND_RANK_DIRECT=0`,
+/// `TR_PEND_GATHER_FLAT=0`), its direct ranks two elements a thread
+/// (`TR_PEND_RANK_DIRECT=2`) and its arguments copied for the call
+/// (`TR_PEND_ARGS_COPY=1`),
 /// the phase clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
-/// ranks, as `scripts/pend-ranks-run.sh` runs it) still compile
+/// ranks, and with the regions clock `TR_PEND_REGION_CLOCK=1` over either
+/// regions read, as `scripts/pend-ranks-run.sh` runs them) still compile
 /// cleanly, so a device run does not find out first.
 #[test]
 fn control_shapes_compile_cleanly_with_nvrtc() {
@@ -141,9 +143,10 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_RACE_RARE_SHORT=0",
         "TR_RACE_STEP_PAIRS=0",
         "TR_RACE_RING_ALL=0",
+        "TR_PEND_RANK_DIRECT=0",
         "TR_PEND_RANK_DIRECT=2",
         "TR_PEND_ARGS_COPY=1",
-        "TR_PEND_GATHER_FLAT=1",
+        "TR_PEND_GATHER_FLAT=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
@@ -162,7 +165,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
     control_shape_compiles(&[
         "TR_PEND_FINISH_TWICE=1".to_string(),
         "TR_PEND_REGION_CLOCK=1".to_string(),
-        "TR_PEND_GATHER_FLAT=1".to_string(),
+        "TR_PEND_GATHER_FLAT=0".to_string(),
     ]);
 }
 
