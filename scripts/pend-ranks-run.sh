@@ -3,8 +3,8 @@
 # TR_PEND_RANK_DIRECT, written in runs 39-40) and its regions read flat
 # (TR_PEND_GATHER_FLAT, run 40) on the device machine: the default since run
 # 40's calls C (timing) and D (check); the stages stay as the record of how
-# they were timed and checked (their variants name the settings, so they
-# run the same against today's default). Stages, each one `run` call:
+# they were timed and checked (run today, their variants are compared with
+# today's default, which has both on). Stages, each one `run` call:
 #   time   the interleaved variant timing with its A/A
 #          (scripts/variant-ab.sh: 100 timings a build, top-p 0.9, B = 1 /
 #          8 / 64 / 256 / 1024); then the phase clock of the race's last
