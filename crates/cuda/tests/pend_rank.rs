@@ -6,17 +6,9 @@
 //! none past the list). A wrong rank would move the top-p cut by an index.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn section<'a>(src: &'a str, start: &str, end: &str) -> &'a str {
-    let i = src
-        .find(start)
-        .unwrap_or_else(|| panic!("topp.cu lost `{start}`"));
-    let j = i + src[i..]
-        .find(end)
-        .unwrap_or_else(|| panic!("topp.cu lost `{end}`"));
-    &src[i..j]
-}
+#[path = "support/host_cpp.rs"]
+mod host_cpp;
 
 /// The value of `#define NAME VALUE` in a kernel source.
 fn define<'a>(src: &'a str, name: &str) -> &'a str {
@@ -39,31 +31,14 @@ fn direct_ranks_match_a_plain_count() {
         "#define TR_TOPP_PEND_CAP {}\n",
         define(&sample, "TR_TOPP_PEND_CAP")
     ));
-    cpp.push_str(section(
+    cpp.push_str(host_cpp::section(
         &topp,
+        "topp.cu",
         "#define TR_PEND_SENTINEL",
         "// (end of tr_pend_rank)",
     ));
     cpp.push_str(&std::fs::read_to_string(here.join("main.cpp")).unwrap());
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let file = out.join("pend_rank.cpp");
-    let exe = out.join("pend_rank");
-    std::fs::write(&file, cpp).unwrap();
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    let built = Command::new(&cxx)
-        .args(["-O2", "-std=c++17", "-Wall", "-o"])
-        .arg(&exe)
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("this test needs a C++ compiler ({cxx}): {e}"));
-    assert!(
-        built.status.success(),
-        "compiling the harness failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    // Warnings (a newer compiler's) are shown, not fatal: the check is the run.
-    print!("{}", String::from_utf8_lossy(&built.stderr));
-    let run = Command::new(&exe).output().unwrap();
+    let run = host_cpp::build_and_run("pend_rank", &cpp, &["-O2", "-std=c++17", "-Wall"]);
     let text = String::from_utf8_lossy(&run.stdout);
     println!("{text}");
     assert!(run.status.success(), "direct ranks differ:\n{text}");
