@@ -614,11 +614,10 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
         u32 rc[3] = {0, 0, 0};
         u32 rlive = 0;
 #endif
-#if TR_PEND_GATHER_FLAT
-        // Up to TR_PEND_TURNS_AHEAD turns' first loads at once, then each
-        // thread's elements placed after those of the warp's lower lanes (a
-        // warp scan of their counts, one shared atomic a warp and turn).
         const u32 lane = threadIdx.x & 31;
+        // An entry's elements, each placed by its own shared atomic (the
+        // entries past a region's first load; every entry without
+        // TR_PEND_GATHER_FLAT).
         auto take = [&](u32 e) {
             const u32 ib = (e >> 8) * 8;
             for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
@@ -626,6 +625,24 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
                 if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
             }
         };
+        // A turn's profiling stamps, once its counts arrived (nothing without
+        // TR_PEND_FINISH_TWICE and TR_PEND_REGION_CLOCK).
+        auto turn_stamps = [&](u32 t, bool live, u32 cnt) {
+            (void)t;
+            (void)live;
+            (void)cnt;
+#ifdef TR_PEND_FINISH_TWICE
+            if (!again && t == 0) tr_phase(12);
+#endif
+#ifdef TR_PEND_REGION_CLOCK
+            if (!again && t < 2) rc[t] = (u32)(clock64() - rc0);
+            rlive += live && cnt != 0 ? 1u : 0u;
+#endif
+        };
+#if TR_PEND_GATHER_FLAT
+        // Up to TR_PEND_TURNS_AHEAD turns' first loads at once, then each
+        // thread's elements placed after those of the warp's lower lanes (a
+        // warp scan of their counts, one shared atomic a warp and turn).
         constexpr u32 TA = TR_PEND_TURNS_AHEAD;
         for (u32 t0 = 0; t0 < turns; t0 += TA) {
             uint4 vt[TA];
@@ -643,13 +660,7 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
                 const bool live = r < nreg;
                 const uint4 v = vt[k];
                 const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
-#ifdef TR_PEND_FINISH_TWICE
-                if (!again && t == 0) tr_phase(12);
-#endif
-#ifdef TR_PEND_REGION_CLOCK
-                if (!again && t < 2) rc[t] = (u32)(clock64() - rc0);
-                rlive += live && cnt != 0 ? 1u : 0u;
-#endif
+                turn_stamps(t, live, cnt);
                 if (live && cnt > rw - 1) s_over = 1;
                 const bool ok = live && cnt != 0 && cnt <= rw - 1;
                 // Words 4 gm .. 4 gm + 3 of the region: word 0 is the count,
@@ -687,27 +698,13 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
             const u32* reg = list + (u64)(live ? r : 0) * rw;
             uint4 v = make_uint4(0, 0, 0, 0);
             if (live && 4 * gm < rw) v = __ldcg((const uint4*)reg + gm);
-            const u32 lane = threadIdx.x & 31;
             const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
-#ifdef TR_PEND_FINISH_TWICE
-            if (!again && t == 0) tr_phase(12);
-#endif
-#ifdef TR_PEND_REGION_CLOCK
-            if (!again && t < 2) rc[t] = (u32)(clock64() - rc0);
-            rlive += live && cnt != 0 ? 1u : 0u;
-#endif
+            turn_stamps(t, live, cnt);
             if (!live || cnt == 0) continue;
             if (cnt > rw - 1) {
                 s_over = 1;
                 continue;
             }
-            auto take = [&](u32 e) {
-                const u32 ib = (e >> 8) * 8;
-                for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
-                    const u32 slot = atomicAdd(&s_n, 1u);
-                    if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
-                }
-            };
             // Words 4 gm .. 4 gm + 3 of the region: word 0 is the count, word
             // 1 + j entry j.
             const u32 w0 = 4 * gm;
