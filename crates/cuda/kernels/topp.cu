@@ -505,13 +505,6 @@ static_assert(TR_PEND_WORDS * 4 <= TR_TOPP_CAP * 16, "a pending row's list fits 
 #ifndef TR_PEND_TURNS_AHEAD
 #define TR_PEND_TURNS_AHEAD 4u
 #endif
-// With TR_PEND_GATHER_FLAT: 1, the TR_PEND_TURNS_AHEAD turns loaded together
-// share one warp scan and one shared atomic a warp (each thread's elements of
-// all those turns in one run of slots; the list's order does not matter, the
-// ranks are counts); 0, a scan and an atomic a warp and turn.
-#ifndef TR_PEND_SCAN_ONCE
-#define TR_PEND_SCAN_ONCE 0
-#endif
 // The direct counts read the list 16 entries at a time: the slots from n up
 // to a multiple of 16 hold TR_PEND_SENTINEL, above every index. They take
 // rows of fewer than 2^31 elements, where entry e is below index i exactly
@@ -659,61 +652,6 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
                 vt[k] = make_uint4(0, 0, 0, 0);
                 if (t0 + k < turns && r < nreg && 4 * gm < rw) vt[k] = __ldcg((const uint4*)(list + (u64)r * rw) + gm);
             }
-#if TR_PEND_SCAN_ONCE
-            // Words 4 gm .. 4 gm + 3 of a region: word 0 is the count, word
-            // 1 + j entry j. Each turn's entries of this thread as a mask of
-            // the four words (none where the region is not live, empty or
-            // filled), then one scan of their elements over the turns.
-            const u32 w0 = 4 * gm;
-            u32 cnt_k[TA], use_k[TA], mine = 0;
-#pragma unroll
-            for (u32 k = 0; k < TA; k++) {
-                const u32 t = t0 + k;
-                cnt_k[k] = 0;
-                use_k[k] = 0;
-                if (t >= turns) continue;  // the same for every thread
-                const u32 r = threadIdx.x / g + t * (blockDim.x / g);
-                const bool live = r < nreg;
-                const uint4 v = vt[k];
-                const u32 cnt = __shfl_sync(TR_FULL, v.x, lane & ~(g - 1));
-                turn_stamps(t, live, cnt);
-                if (live && cnt > rw - 1) s_over = 1;
-                if (!(live && cnt != 0 && cnt <= rw - 1)) continue;
-                cnt_k[k] = cnt;
-                const u32 e[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                for (u32 q4 = 0; q4 < 4; q4++)
-                    if (w0 + q4 >= 1 && w0 + q4 <= cnt) {
-                        use_k[k] |= 1u << q4;
-                        mine += __popc(e[q4] & 0xffu);
-                    }
-            }
-            const u32 incl = tr_warp_scan_u32(mine);
-            const u32 total = __shfl_sync(TR_FULL, incl, 31);
-            u32 base = 0;
-            if (lane == 31 && total != 0) base = atomicAdd(&s_n, total);
-            u32 slot = __shfl_sync(TR_FULL, base, 31) + incl - mine;
-#pragma unroll
-            for (u32 k = 0; k < TA; k++) {
-                const u32 e[4] = {vt[k].x, vt[k].y, vt[k].z, vt[k].w};
-#pragma unroll
-                for (u32 q4 = 0; q4 < 4; q4++) {
-                    if (!((use_k[k] >> q4) & 1u)) continue;
-                    const u32 ib = (e[q4] >> 8) * 8;
-                    for (u32 m = e[q4] & 0xffu; m != 0; m &= m - 1) {
-                        if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
-                        slot++;
-                    }
-                }
-            }
-#pragma unroll
-            for (u32 k = 0; k < TA; k++) {
-                if (cnt_k[k] == 0) continue;
-                const u32 r = threadIdx.x / g + (t0 + k) * (blockDim.x / g);
-                const u32* reg = list + (u64)r * rw;
-                for (u32 w = 4 * g + gm; w <= cnt_k[k]; w += g) take(__ldcg(&reg[w]));  // past the first load
-            }
-#else
 #pragma unroll
             for (u32 k = 0; k < TA; k++) {
                 const u32 t = t0 + k;
@@ -752,7 +690,6 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
                     for (u32 w = 4 * g + gm; w <= cnt; w += g) take(__ldcg(&reg[w]));  // past the first load
                 }
             }
-#endif
         }
 #else
         for (u32 t = 0; t < turns; t++) {

@@ -95,9 +95,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// units that are not whole `TR_RACE_RING_ALL=0`), the pending finish's
 /// ranks and regions read as they were before run 40 (`TR_PEND_RANK_DIRECT=0`,
 /// `TR_PEND_GATHER_FLAT=0`), its direct ranks two elements a thread
-/// (`TR_PEND_RANK_DIRECT=2`), its arguments copied for the call
-/// (`TR_PEND_ARGS_COPY=1`), its flat regions read with one scan for the
-/// turns loaded together (`TR_PEND_SCAN_ONCE=1`),
+/// (`TR_PEND_RANK_DIRECT=2`) and its arguments copied for the call
+/// (`TR_PEND_ARGS_COPY=1`),
 /// the phase clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -148,7 +147,6 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_PEND_RANK_DIRECT=2",
         "TR_PEND_ARGS_COPY=1",
         "TR_PEND_GATHER_FLAT=0",
-        "TR_PEND_SCAN_ONCE=1",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
