@@ -3,9 +3,11 @@
 # (no cargo there: build here first, then carry the binaries).
 #
 # Build here:
-#   cargo build --release -p tailrace-cli -p tailrace-cuda -p xtask
-# Then call the device tool's `run` with
-#   carry:   ["target/release/tailrace", "target/release/tailrace-cuda-check", "target/release/xtask"]
+#   bash scripts/carry-build.sh   (every binary of the three packages, stripped
+#                                  into target/strip, checked to hold this
+#                                  checkout's kernels; target/strip/BUILT)
+# Then call the device tool's `run` with carry ["target/strip"] and a command
+# that begins `mkdir -p target/release && cp target/strip/* target/release/ &&`:
 #   command: bash scripts/gpu-evidence.sh baselines     (torch/Triton baselines, external draws, CPU model vs numpy)
 #   command: bash scripts/gpu-evidence.sh sampler       (conformance full tier on the CUDA backend)
 #   command: bash scripts/gpu-evidence.sh bench         (what `cargo xtask bench` runs: the tailrace
@@ -27,6 +29,8 @@ stage=${1:?usage: gpu-evidence.sh baselines|sampler|accept|bench|ab}
 out=${OUT:?OUT must name the folder whose files come back}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+# What the carried binaries were built from (scripts/carry-build.sh).
+cat target/release/BUILT >> "$out/gpu.txt" 2>/dev/null || echo "no target/release/BUILT: binaries not from scripts/carry-build.sh" >> "$out/gpu.txt"
 case "$stage" in
 baselines)
     logs=/tmp/evidence-logs; mkdir -p $logs

@@ -69,8 +69,7 @@
 # build's regions read at B = 1 falls from about 6,700 cycles to 3,000 or
 # less, and top-p 0.9 gains 1-2 us per call at B <= 64; if not, the copy is
 # within the A/A and the stamps 11 / 12 show where the stretch goes.
-# Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
-# strip into target/strip; then the device tool's `run` with carry
+# Build here: bash scripts/carry-build.sh (into target/strip); then the device tool's `run` with carry
 # ["target/strip"], command:
 #   mkdir -p target/release && cp target/strip/* target/release/ && bash scripts/pend-ranks-run.sh time
 # Files: $OUT/phase.tgz (the phase-clock lines), $OUT/ab.tgz (time);

@@ -21,8 +21,7 @@
 # builds) took 146 s on an H200 (run 38, call C); the default rows time 14
 # configurations: with more than one variant there, narrow ROWS or MODES or
 # raise LIMIT.
-# Build here: cargo build --release -p tailrace-cuda --bin tailrace-cuda-check,
-# strip into target/strip; then the device tool's `run` with carry
+# Build here: bash scripts/carry-build.sh (into target/strip); then the device tool's `run` with carry
 # ["target/strip"], command:
 #   mkdir -p target/release && cp target/strip/* target/release/ && VARIANTS="TR_X=1" bash scripts/variant-ab.sh
 # Logs: $OUT/$NAME.tgz (check.log, timing.txt, check-summary.json, whose
