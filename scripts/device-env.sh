@@ -7,6 +7,8 @@ done
 BIN=${BIN:-target/release/tailrace-cuda-check}
 OUT=${OUT:-/tmp/tailrace-out}
 mkdir -p "$OUT"
+# What the carried binaries were built from (scripts/carry-build.sh).
+{ cat target/release/BUILT 2>/dev/null || echo "no target/release/BUILT: binaries not from scripts/carry-build.sh"; } >&2
 # One check process of a device experiment (topp-race-run.sh,
 # rare-step-run.sh): check_experiment NAME LIMIT_S ARGS... runs the check
 # binary with ARGS, its log and JSON summary in /tmp/NAME, packs that folder
