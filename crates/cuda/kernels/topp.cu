@@ -1693,6 +1693,195 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
     return tr_topp_value_mass(e, M, a_max, t, min_p, mthr);
 }
 
+// ---- The race after the cut, in the cluster (TR_TOPP_SETTLE) ----
+//
+// 1: a pending row whose histogram blocks run as one cluster (the cluster
+// select below) is raced by those blocks once its cut is known, and the race
+// kernel, whose blocks then leave the row (need_race 0), neither reads the
+// row again nor runs the pending finish. The block that finds the cut hands
+// its value v* (entry b*) and rank q to every block (a third cluster
+// barrier); chunks are index ranges in order, so block c keeps its elements
+// of value v* up to the (q - n_<c)-th by index, n_<c the count of v* in the
+// chunks before it (the blocks' count tables, distributed shared memory),
+// and the one block holding the q-th finds its index (the cut). Each block
+// then races its chunk's kept elements (staged in shared memory where the
+// scan staged them, else read again): first the block's largest lower
+// bound of a kept score (the lead's upper bound, as the pilot's), then the
+// exact score of every kept element whose upper bound reaches it (pruning
+// is strict: equal scores are evaluated, the smaller index wins). The
+// blocks' bests and the cut go to block 0 (a fourth barrier), which writes
+// the token and the cut as the pending finish would (pad0 1, cut_index).
+// The same token: the winner of the same exact scores among the same kept
+// elements. 0: the race kernel races every pending row (its finish finds the
+// cut's index).
+#ifndef TR_TOPP_SETTLE
+#define TR_TOPP_SETTLE 0
+#endif
+static_assert(!(TR_TOPP_SETTLE && TR_TOPP_RACE), "one race of a pending row in the histogram");
+static_assert(TR_TOPP_PEND_CAP <= TR_TOPP_MIDCAP, "the cut's elements of a chunk fit the middle list");
+
+// What block 0 collects from each block of a settling row.
+struct ToppSettleSlot {
+    double s;   // the block's best score (-inf: none)
+    u32 i;      // its index (TR_NO_TOKEN: none)
+    u32 cut;    // the cut's index, from the block holding it (else TR_NO_TOKEN)
+};
+
+// Every thread of every block of the row's cluster, after the third barrier
+// (see above): the row's value v* (bf16 bits h), its entry b in the count
+// tables and q; h_cnt this block's table (its entry b is read by the blocks
+// after it until the fourth barrier); vlist TR_TOPP_PEND_CAP words of
+// scratch; staged: the chunk's units are in shared memory after the tables.
+__device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 chunk, const u32* h_cnt,
+                                            u32 b, u32 h, u32 q, bool staged, u32* vlist,
+                                            ToppSettleSlot* slots) {
+    __shared__ double s_s[TR_MAX_WARPS];
+    __shared__ u32 s_i[TR_MAX_WARPS];
+    __shared__ u32 s_before, s_vn, s_vcut;
+    const u32 lane = threadIdx.x & 31, nc = A.nchunks;
+    const u64 seed = A.seed[row], pos = A.position[row];
+    const double neg_t = -A.temperature[row];
+    const float vs = __uint_as_float(h << 16);
+    // n_<c: the counts of b* in the chunks before this one.
+    if (threadIdx.x < 32) {
+        u32 n = 0;
+        if (lane < chunk) n = tr_cluster_ld_u32(tr_cluster_peer(h_cnt + b, lane));
+        n = __reduce_add_sync(TR_FULL, n);
+        if (lane == 0) {
+            s_before = n;
+            s_vn = 0;
+            s_vcut = TR_NO_TOKEN;
+        }
+    }
+    i64 ulo, uhi;
+    tr_topp_chunk_units(A, chunk, ulo, uhi);
+    const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
+    const bool al = (((u64)xrow) & 15) == 0;
+    const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
+    const i64 elo = (i64)chunk * A.chunk_len, ehi = min(elo + (i64)A.chunk_len, (i64)A.vocab);
+    // Unit u, this thread's k-th (as the scan staged them).
+    auto unit = [&](u32 k, i64 u) -> Raw8 {
+        Raw8 r;
+        if (staged) {
+            r.v0 = stage[k * blockDim.x + threadIdx.x];
+            r.v1 = make_uint4(0, 0, 0, 0);
+        } else {
+            r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
+        }
+        return r;
+    };
+    const u32 per = (u32)((uhi - ulo + blockDim.x - 1) / blockDim.x);
+    __syncthreads();
+    // v* elements kept here: none (lq <= 0), all (lq > own), or those up to
+    // the lq-th by index, whose index is the cut.
+    const u32 own = h_cnt[b], before = s_before;
+    const bool none = q <= before, all = q > before + own;
+    if (!none && !all) {
+        const u32 lq = q - before;
+        for (u32 k = 0; k < per; k++) {
+            const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+            if (u >= uhi) break;
+            const Raw8 r = unit(k, u);
+            const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+#pragma unroll
+            for (u32 j = 0; j < 8; j++) {
+                const i64 i = u * 8 + j;
+                if (((w[j >> 1] >> (16 * (j & 1))) & 0xffffu) != h || i < elo || i >= ehi) continue;
+                const u32 slot = atomicAdd(&s_vn, 1u);
+                if (slot < TR_TOPP_PEND_CAP) vlist[slot] = (u32)i;
+            }
+        }
+        __syncthreads();
+        const u32 n = min(s_vn, TR_TOPP_PEND_CAP);
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u32 i = vlist[j];
+            u32 below = 0;
+            for (u32 m = 0; m < n; m++) below += vlist[m] < i ? 1u : 0u;
+            if (below + 1 == lq) s_vcut = i;
+        }
+        __syncthreads();
+    }
+    // The keep rule of the cut: above v*, or v* up to vcut.
+    const u32 vcut = none ? 0u : all ? TR_NO_TOKEN : s_vcut;
+    auto kept = [&](float x, u32 i) { return x > vs || (x == vs && !none && i <= vcut); };
+    // 1. The block's largest lower bound of a kept score.
+    double lo = tr_ninf();
+    for (u32 k = 0; k < per; k++) {
+        const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+        if (u >= uhi) break;
+        const Raw8 r = unit(k, u);
+        if (tr_unit_max<1>(r) < vs) continue;
+        const uint4 lb = tr_block(seed, (u32)u, pos, TR_TAG_EXACT_LEAD);
+        float x[8];
+        tr_convert8<1>(r, x);
+#pragma unroll
+        for (u32 j = 0; j < 8; j++) {
+            const i64 i = u * 8 + j;
+            if (i < elo || i >= ehi || !kept(x[j], (u32)i)) continue;
+            const double v = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lb, j)), (double)x[j]);
+            lo = v > lo ? v : lo;
+        }
+    }
+    lo = tr_warp_max(lo);
+    if (lane == 0) s_s[threadIdx.x >> 5] = lo;
+    __syncthreads();
+    double thr = tr_ninf();
+    for (u32 w = 0; w < (blockDim.x >> 5); w++) thr = s_s[w] > thr ? s_s[w] : thr;
+    __syncthreads();  // s_s is read before the block's best writes it
+    // 2. The exact scores of the kept elements whose upper bound reaches it.
+    double bs = tr_ninf();
+    u32 bi = TR_NO_TOKEN;
+    for (u32 k = 0; k < per; k++) {
+        const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
+        if (u >= uhi) break;
+        const Raw8 r = unit(k, u);
+        if (tr_unit_max<1>(r) < vs) continue;
+        const uint4 lb = tr_block(seed, (u32)u, pos, TR_TAG_EXACT_LEAD);
+        float x[8];
+        tr_convert8<1>(r, x);
+#pragma unroll
+        for (u32 j = 0; j < 8; j++) {
+            const i64 i = u * 8 + j;
+            if (i < elo || i >= ehi || !kept(x[j], (u32)i)) continue;
+            const u32 lead = tr_lead_prefix(lb, j);
+            const double a = (double)x[j];
+            if (__fma_rn(neg_t, tr_lead_lower_bound(lead), a) >= thr) {
+                const double s = tr_exact_score(neg_t, seed, pos, (u32)i, lead, a);
+                if (tr_better(s, (u32)i, bs, bi)) {
+                    bs = s;
+                    bi = (u32)i;
+                }
+            }
+        }
+    }
+    tr_block_best(bs, bi, s_s, s_i);
+    // 3. Into block 0's slots; after the barrier no block reads another's
+    // memory.
+    if (threadIdx.x == 0) {
+        const u32 at = tr_cluster_peer(&slots[chunk], 0);
+        tr_cluster_st_u64(at, (u64)__double_as_longlong(bs));
+        tr_cluster_st_u64(at + 8, (u64)bi | ((u64)(!none && !all ? vcut : TR_NO_TOKEN) << 32));
+    }
+    tr_cluster_arrive();
+    tr_cluster_wait();
+    if (chunk != 0 || threadIdx.x != 0) return;
+    double s = tr_ninf();
+    u32 i = TR_NO_TOKEN, cut = TR_NO_TOKEN;
+    for (u32 k = 0; k < nc; k++) {
+        if (tr_better(slots[k].s, slots[k].i, s, i)) {
+            s = slots[k].s;
+            i = slots[k].i;
+        }
+        cut = min(cut, slots[k].cut);
+    }
+    RowState* S = &A.rowstate[row];
+    S->need_race = 0;
+    S->cut_index = cut;
+    S->pad0 = 1;
+    A.out_token[row] = i;
+    A.out_status[row] = 0;
+}
+
 // The select of a bf16 row of many chunks whose blocks run as one cluster
 // (A.topp_own_max with A.topp_pend: no first pass, pending cuts). The row's
 // value counts stay in its blocks' shared memory, and no block waits for the
@@ -1735,6 +1924,10 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     __shared__ u32 s_nsurv[TR_TOPP_RACE ? TR_TOPP_CLUSTER_MAX : 1];
     __shared__ float s_vstar;
     __shared__ bool s_vall;
+    // The race after the cut (TR_TOPP_SETTLE): the cut from the block that
+    // found it (pending or not, b*, v*'s bits, q), each block's best.
+    __shared__ __align__(16) u32 s_cutmsg[TR_TOPP_SETTLE ? 4 : 1];
+    __shared__ ToppSettleSlot s_slots[TR_TOPP_SETTLE ? TR_TOPP_CLUSTER_MAX : 1];
     const u32 nc = A.nchunks, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const u32 share = (M.e + nc - 1) / nc;
     const u32 s0 = min(chunk * share, M.e), s1 = min(s0 + share, M.e);
@@ -1862,7 +2055,17 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     const u128 mine = part + (M.np >= s0 && M.np < s1 ? mid : (u128)0);
     const u128 target = tr_top_p_target(top_p, total);
     const bool found = target != 0 && target <= total;
-    if (found ? !(before < target && target <= before + mine) : chunk != 0) return;
+    if (found ? !(before < target && target <= before + mine) : chunk != 0) {
+        if (TR_TOPP_SETTLE) {
+            // The cut from the block that found it, then the race.
+            tr_cluster_arrive();
+            tr_cluster_wait();
+            if (s_cutmsg[0] != 0)
+                tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
+                               const_cast<u32*>((const u32*)mids), s_slots);
+        }
+        return;
+    }
     tr_phase(6);
     if (found) {
         // 4. The run holding the target (exactly one thread), then its entry
@@ -1895,6 +2098,11 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
             if (hit != 0 && lane == (u32)(__ffs(hit) - 1)) {
                 const bool pend = e != M.np && tr_topp_pend_record(A, row, M, e, cnt, m, target - (at - p));
                 s_pend = pend ? 1u : 0u;
+                if (TR_TOPP_SETTLE && pend) {
+                    s_cutmsg[1] = e;
+                    s_cutmsg[2] = __float_as_uint(__double2float_rn(tr_topp_value(e, M))) >> 16;
+                    s_cutmsg[3] = A.rowstate[row].pad1;
+                }
                 if (TR_TOPP_RACE && pend) {
                     s_vstar = __double2float_rn(tr_topp_value(e, M));
                     s_vall = A.rowstate[row].pad1 == cnt;  // q = nstar: every element of v* kept
@@ -1905,6 +2113,23 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
         tr_phase(13);
     }
     tr_phase(7);
+    if (TR_TOPP_SETTLE) {
+        // The cut to every block (the third barrier); where it is pending,
+        // the race.
+        if (threadIdx.x < nc) {
+            const u32 at = tr_cluster_peer(s_cutmsg, threadIdx.x);
+            tr_cluster_st_u64(at, (u64)s_pend | ((u64)s_cutmsg[1] << 32));
+            tr_cluster_st_u64(at + 8, (u64)s_cutmsg[2] | ((u64)s_cutmsg[3] << 32));
+        }
+        tr_cluster_arrive();
+        tr_cluster_wait();
+        if (s_pend != 0) {
+            tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
+                           const_cast<u32*>((const u32*)mids), s_slots);
+            tr_phase(8);
+            return;
+        }
+    }
     if (s_pend == 0)
         tr_topp_hist_fallback(A, row, st);
     else if (TR_TOPP_RACE && R->row)
@@ -2256,8 +2481,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 rc.pos = s_rpos;
                 rc.n = s_nsurv;
             }
+            if (TR_TOPP_SETTLE) rc.on = staged;
             tr_topp_cluster_select(A, row, chunk, st, M, h_cnt, s_mid, listed ? s_nmid : 0u, msum,
-                                   TR_TOPP_RACE ? &rc : nullptr);
+                                   (TR_TOPP_RACE || TR_TOPP_SETTLE) ? &rc : nullptr);
             tr_topp_tail_done<DT>(A);
             tr_phase_print("tr_phase_hist");
             return;

@@ -308,6 +308,15 @@ pub enum RecordedCut {
         /// The boundary's vocabulary index.
         index: u32,
     },
+    /// The top-p histogram's cluster raced the row once its cut was known
+    /// (`TR_TOPP_SETTLE` of `kernels/topp.cu`, `tr_topp_settle`), and the
+    /// race kernel left it.
+    Settled {
+        /// The boundary's logit.
+        a: f64,
+        /// The boundary's vocabulary index.
+        index: u32,
+    },
     /// The top-p histogram raced the row itself (`TR_TOPP_RACE` of
     /// `kernels/topp.cu`, `tr_topp_race_settle`), which never learns the
     /// boundary's index.
@@ -323,8 +332,10 @@ pub enum RecordedCut {
 /// The cuts of row records (`RowState` of `kernels/sample.cu`, little-endian:
 /// a_max f64, cut_a f64, cut_index u32, need_race u32, pad0 u32, pad1 u32):
 /// for a filter row the top-p kernels finished (need_race 1, pad0 1) its
-/// `cut_a` and `cut_index`; for a row the histogram raced (need_race 0, pad0
-/// 3) its `cut_a` and rank `pad1`, as `tr_topp_pend_record` wrote them.
+/// `cut_a` and `cut_index`, as well for a row the histogram's cluster raced
+/// after its cut (need_race 0, pad0 1); for a row the histogram raced while
+/// it counted (need_race 0, pad0 3) its `cut_a` and rank `pad1`, as
+/// `tr_topp_pend_record` wrote them.
 fn row_cuts(records: &[u8]) -> Vec<Option<RecordedCut>> {
     records
         .chunks_exact(ROWSTATE_BYTES)
@@ -335,6 +346,7 @@ fn row_cuts(records: &[u8]) -> Vec<Option<RecordedCut>> {
             let a = f64::from_le_bytes(a);
             match (word(20), word(24)) {
                 (1, 1) => Some(RecordedCut::Index { a, index: word(16) }),
+                (0, 1) => Some(RecordedCut::Settled { a, index: word(16) }),
                 (0, 3) => Some(RecordedCut::Rank { a, q: word(28) }),
                 _ => None,
             }
@@ -1174,6 +1186,8 @@ mod tests {
         // value's elements (pad1), no index.
         bytes.extend(record(1.0, 0.75, u32::MAX, 0, 3, 12));
         bytes.extend(record(1.0, 0.75, u32::MAX, 1, 2, 12)); // pending: the race kernel's
+                                                             // A row the histogram's cluster raced after its cut.
+        bytes.extend(record(1.0, 0.75, 31, 0, 1, 12));
         let index = |a, index| Some(RecordedCut::Index { a, index });
         assert_eq!(
             row_cuts(&bytes),
@@ -1183,7 +1197,8 @@ mod tests {
                 None,
                 index(0.75, 4_000_000_000),
                 Some(RecordedCut::Rank { a: 0.75, q: 12 }),
-                None
+                None,
+                Some(RecordedCut::Settled { a: 0.75, index: 31 })
             ]
         );
     }

@@ -317,9 +317,10 @@ fn run(cli: &Cli) -> Result<bool> {
         _ => {}
     }
     // The bf16 top-p histogram races rows itself only in builds with
-    // TR_TOPP_RACE on (asked for, or the source's default).
+    // TR_TOPP_RACE or TR_TOPP_SETTLE on (asked for, or the source's default).
+    let on = |knob| kernels::knob_value(knob, &cli.checked_defines).is_some_and(|v| v != "0");
     HISTOGRAM_RACES
-        .set(kernels::knob_value("TR_TOPP_RACE", &cli.checked_defines).is_some_and(|v| v != "0"))
+        .set(on("TR_TOPP_RACE") || on("TR_TOPP_SETTLE"))
         .ok();
     // Every build the run will load, compiled side by side first (NVRTC
     // takes about 45 s a build, one core each): the default (or the checked
@@ -1054,12 +1055,13 @@ enum Demand {
     /// top-p rows alone).
     Skip,
     /// As `Skip`, and in a build whose histogram races rows
-    /// (`TR_TOPP_RACE`), at least one row raced there.
+    /// (`TR_TOPP_RACE`, `TR_TOPP_SETTLE`), at least one row raced there.
     SkipAndRace,
 }
 
 /// Whether the checked build's bf16 top-p histogram races rows itself
-/// (`--checked-define TR_TOPP_RACE=1`): set once, before any check.
+/// (`--checked-define TR_TOPP_RACE=1` or `TR_TOPP_SETTLE=1`): set once,
+/// before any check.
 static HISTOGRAM_RACES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
 /// Runs `group` on the CPU model and the GPU (default launch options) and
@@ -1079,7 +1081,8 @@ fn check_group(
     let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
     let (mut cut_rows, mut cut_mismatches) = (0u64, 0u64);
     let (mut own, mut alt_rows, mut pending) = (0u64, 0u64, 0u64);
-    // Rows the histogram raced itself (TR_TOPP_RACE), in default launches.
+    // Rows the histogram raced itself (TR_TOPP_RACE, TR_TOPP_SETTLE), in
+    // default launches.
     let mut settled = 0u64;
     // Batches whose histogram staged its chunks, and the most units a
     // thread among them.
@@ -1186,7 +1189,7 @@ fn check_group(
     if !own_ok {
         log(
             "  FAIL: no batch of this group ran without its first pass or with pending cuts, \
-             or (a build with TR_TOPP_RACE) no row of it was raced by its histogram",
+             or (a build with TR_TOPP_RACE or TR_TOPP_SETTLE) no row of it was raced by its histogram",
         );
     }
     let ok = mismatches == 0 && errors.is_empty() && located > 0 && cut_mismatches == 0 && own_ok;
@@ -1212,8 +1215,10 @@ fn check_group(
 /// sampled ([`Sampler::debug_row_cuts`]) with the CPU model's cut
 /// (`filter::cut` through `PreparedRow`): the tokens alone rarely reveal a
 /// cut one element off, since the race seldom draws the element at the
-/// boundary. Rows the race kernel finished record the boundary's value and
-/// index; rows the histogram raced itself (a build with `TR_TOPP_RACE`) the
+/// boundary. Rows the race kernel finished, and rows the histogram's cluster
+/// raced after the cut (a build with `TR_TOPP_SETTLE`), record the
+/// boundary's value and index; rows the histogram raced itself while it
+/// counted (a build with `TR_TOPP_RACE`) the
 /// value and the boundary's rank among the row's elements of that value in
 /// index order, which names the same element. Compares
 /// the rows without bias or min-p whose model cut exists (min-p can move the
@@ -1232,7 +1237,12 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
     }
     let settled = gpu
         .iter()
-        .filter(|g| matches!(g, Some(RecordedCut::Rank { .. })))
+        .filter(|g| {
+            matches!(
+                g,
+                Some(RecordedCut::Rank { .. } | RecordedCut::Settled { .. })
+            )
+        })
         .count() as u64;
     let pairs: Vec<(usize, RecordedCut, ModelCut)> = gpu
         .par_iter()
@@ -1261,7 +1271,9 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
         // and `==`): the kernels' order keys do not tell -0 from +0, so a
         // boundary at a -0 logit comes back as +0, the same cut.
         let same = match g {
-            RecordedCut::Index { a, index } => m.cut.a == a && m.cut.index == index,
+            RecordedCut::Index { a, index } | RecordedCut::Settled { a, index } => {
+                m.cut.a == a && m.cut.index == index
+            }
             RecordedCut::Rank { a, q } => m.cut.a == a && m.rank == Some(q),
         };
         if !same {
