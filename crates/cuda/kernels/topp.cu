@@ -1713,7 +1713,12 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
 // the token and the cut as the pending finish would (pad0 1, cut_index).
 // The same token: the winner of the same exact scores among the same kept
 // elements. 0: the race kernel races every pending row (its finish finds the
-// cut's index).
+// cut's index). Off: checked correct on an H200 and measured slower
+// (docs/cuda-notes.md, run 42): top-p 0.9 bf16 V = 131072 per call B = 1
+// 34.7 -> 46.3 us, B = 8 39.2 -> 50.8, B = 64 63.2 -> 146.7, B = 256 111.6
+// -> 335.1; at B = 1 the phase clock put 22 us between the cut and the
+// token in the block that found the cut, where the race kernel's whole
+// pass took 10.6.
 #ifndef TR_TOPP_SETTLE
 #define TR_TOPP_SETTLE 0
 #endif
