@@ -222,6 +222,37 @@ fn row_of(family: u32, vocab: usize, w: &mut Words) -> Vec<bf16> {
         .collect()
 }
 
+/// Case `case` of the mixed rows: a family, a vocabulary, a chunk count,
+/// the row and its parameters (top-p, some with min-p).
+struct MixedCase {
+    family: u32,
+    vocab: usize,
+    nchunks: usize,
+    x: Vec<bf16>,
+    raw: RawParams,
+}
+fn mixed_case(case: u32, w: &mut Words) -> MixedCase {
+    let family = case % 4;
+    let vocab = [4096, 8192, 12000, 32000][(case / 4 % 4) as usize];
+    let nchunks = [2, 4, 16, 3][(case / 16 % 4) as usize];
+    let x = row_of(family, vocab, w);
+    let raw = RawParams {
+        temperature: [1.0, 0.7, 1.5, 0.3][(case / 7 % 4) as usize],
+        top_p: [0.9, 0.5, 0.99, 0.2][(case / 3 % 4) as usize],
+        min_p: if case % 5 == 0 { 0.05 } else { 0.0 },
+        seed: u64::from(w.next()) << 32 | u64::from(w.next()),
+        position: u64::from(case) * 7919,
+        ..RawParams::default()
+    };
+    MixedCase {
+        family,
+        vocab,
+        nchunks,
+        x,
+        raw,
+    }
+}
+
 /// The histogram's race on one row against the CPU model: the token it
 /// settles must be the model's; returns the outcome.
 fn against_model(x: &[bf16], p: &SamplingParams, nchunks: usize, what: &str) -> Outcome {
@@ -240,18 +271,13 @@ fn histogram_race_settles_rows_with_the_models_token() {
     // (reason, family); settled rows whose cut lies in the top value.
     let (mut settled, mut left, mut at_top) = (0usize, std::collections::BTreeMap::new(), 0usize);
     for case in 0..160u32 {
-        let family = case % 4;
-        let vocab = [4096, 8192, 12000, 32000][(case / 4 % 4) as usize];
-        let nchunks = [2, 4, 16, 3][(case / 16 % 4) as usize];
-        let x = row_of(family, vocab, &mut w);
-        let raw = RawParams {
-            temperature: [1.0, 0.7, 1.5, 0.3][(case / 7 % 4) as usize],
-            top_p: [0.9, 0.5, 0.99, 0.2][(case / 3 % 4) as usize],
-            min_p: if case % 5 == 0 { 0.05 } else { 0.0 },
-            seed: u64::from(w.next()) << 32 | u64::from(w.next()),
-            position: u64::from(case) * 7919,
-            ..RawParams::default()
-        };
+        let MixedCase {
+            family,
+            vocab,
+            nchunks,
+            x,
+            raw,
+        } = mixed_case(case, &mut w);
         let p = SamplingParams::new(raw).unwrap();
         let what =
             format!("case {case} (family {family}, vocab {vocab}, {nchunks} chunks, {raw:?})");
@@ -307,18 +333,13 @@ fn race_after_the_cut_takes_the_models_token() {
     let mut w = Words::new(42);
     let (mut settled, mut left) = (0usize, std::collections::BTreeMap::new());
     for case in 0..160u32 {
-        let family = case % 4;
-        let vocab = [4096, 8192, 12000, 32000][(case / 4 % 4) as usize];
-        let nchunks = [2, 4, 16, 3][(case / 16 % 4) as usize];
-        let x = row_of(family, vocab, &mut w);
-        let raw = RawParams {
-            temperature: [1.0, 0.7, 1.5, 0.3][(case / 7 % 4) as usize],
-            top_p: [0.9, 0.5, 0.99, 0.2][(case / 3 % 4) as usize],
-            min_p: if case % 5 == 0 { 0.05 } else { 0.0 },
-            seed: u64::from(w.next()) << 32 | u64::from(w.next()),
-            position: u64::from(case) * 7919,
-            ..RawParams::default()
-        };
+        let MixedCase {
+            family,
+            vocab,
+            nchunks,
+            x,
+            raw,
+        } = mixed_case(case, &mut w);
         let p = SamplingParams::new(raw).unwrap();
         let model = tailrace_model::sample_row(&x[..], &LogitBias::None, &p).unwrap();
         match cluster_settle(&x, &p, nchunks) {
