@@ -1713,7 +1713,10 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
 // the token and the cut as the pending finish would (pad0 1, cut_index).
 // The same token: the winner of the same exact scores among the same kept
 // elements. 0: the race kernel races every pending row (its finish finds the
-// cut's index). Off: checked correct on an H200 and measured slower
+// cut's index). Profiling only, TR_TOPP_SETTLE_TWICE (with TR_PHASE_PRINT):
+// every block settles the row twice, the second time with its code warm;
+// the phase clock's slot 4 marks the first time's first pass done, 9 its
+// end, 8 the second's end. Off: checked correct on an H200 and measured slower
 // (docs/cuda-notes.md, run 42): top-p 0.9 bf16 V = 131072 per call B = 1
 // 34.7 -> 46.3 us, B = 8 39.2 -> 50.8, B = 64 63.2 -> 146.7, B = 256 111.6
 // -> 335.1; at B = 1 the phase clock put 22 us between the cut and the
@@ -1833,6 +1836,11 @@ __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 ch
     double thr = tr_ninf();
     for (u32 w = 0; w < (blockDim.x >> 5); w++) thr = s_s[w] > thr ? s_s[w] : thr;
     __syncthreads();  // s_s is read before the block's best writes it
+#if defined(TR_TOPP_SETTLE_TWICE) && defined(TR_PHASE_PRINT)
+    // Profiling only: the first (cold) run's first pass done, in slot 4
+    // (the cluster select stamps 9 after that run, 8 after the second).
+    if (tr_phase_clock()[2 * 9] < 0) tr_phase(4);
+#endif
     // 2. The exact scores of the kept elements whose upper bound reaches it.
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
@@ -2065,9 +2073,14 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
             // The cut from the block that found it, then the race.
             tr_cluster_arrive();
             tr_cluster_wait();
-            if (s_cutmsg[0] != 0)
+            if (s_cutmsg[0] != 0) {
+#ifdef TR_TOPP_SETTLE_TWICE
                 tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
                                const_cast<u32*>((const u32*)mids), s_slots);
+#endif
+                tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
+                               const_cast<u32*>((const u32*)mids), s_slots);
+            }
         }
         return;
     }
@@ -2129,6 +2142,11 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
         tr_cluster_arrive();
         tr_cluster_wait();
         if (s_pend != 0) {
+#ifdef TR_TOPP_SETTLE_TWICE
+            tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
+                           const_cast<u32*>((const u32*)mids), s_slots);
+            tr_phase(9);
+#endif
             tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
                            const_cast<u32*>((const u32*)mids), s_slots);
             tr_phase(8);
