@@ -13,4 +13,4 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 CONFIGS="1:0:0.9" REPS=6 TAG=-twice DEFINES="TR_TOPP_SETTLE=1 TR_TOPP_SETTLE_TWICE=1" \
     bash scripts/phase-run.sh 2>&1 | tee "$OUT/phase-twice.txt"
 # The block that found the cut (slot 8 set): its raw slots, cycles since its start.
-grep "^tr_phase_hist" "$OUT"/ph-1-0-0.9-twice.txt | awk '$11 != -1' | tail -n 6
+grep "^tr_phase_hist" "$OUT"/ph-1-0-0.9-twice.txt | awk '$12 != -1' | tail -n 6
