@@ -1721,7 +1721,8 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
 // 34.7 -> 46.3 us, B = 8 39.2 -> 50.8, B = 64 63.2 -> 146.7, B = 256 111.6
 // -> 335.1; at B = 1 the phase clock put 22 us between the cut and the
 // token in the block that found the cut, where the race kernel's whole
-// pass took 10.6.
+// pass took 10.6, and 21 us warm (TR_TOPP_SETTLE_TWICE): the per-element
+// binary64 bounds in dependent chains, not cold code.
 #ifndef TR_TOPP_SETTLE
 #define TR_TOPP_SETTLE 0
 #endif
