@@ -11,6 +11,11 @@
 # kernel source file of this checkout byte for byte, and writes
 # target/strip/BUILT (the commit, "-dirty" where tracked files under crates/
 # or xtask/ differ from it, and the sources' SHA-256) for the call's log.
+# target/strip-check holds the check binary and BUILT alone: the device tool
+# sends at most 64 MiB with the working tree, whose tracked files were 58 MB
+# in run 42, and the three binaries (8.5 MB) no longer fit beside them. Calls
+# that run only the check binary (variant-ab.sh, phase-run.sh, device-run.sh)
+# carry ["target/strip-check"] and copy target/strip-check/* instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p tailrace-cli -p tailrace-cuda -p xtask
@@ -38,4 +43,6 @@ PY
     echo "kernels sha256 $(cat crates/cuda/kernels/* | sha256sum | cut -d' ' -f1)"
     echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > target/strip/BUILT
+mkdir -p target/strip-check
+cp target/strip/tailrace-cuda-check target/strip/BUILT target/strip-check/
 cat target/strip/BUILT
