@@ -1699,30 +1699,25 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
 // select below) is raced by those blocks once its cut is known, and the race
 // kernel, whose blocks then leave the row (need_race 0), neither reads the
 // row again nor runs the pending finish. The block that finds the cut hands
-// its value v* (entry b*) and rank q to every block (a third cluster
-// barrier); chunks are index ranges in order, so block c keeps its elements
-// of value v* up to the (q - n_<c)-th by index, n_<c the count of v* in the
-// chunks before it (the blocks' count tables, distributed shared memory),
-// and the one block holding the q-th finds its index (the cut). Each block
-// then races its chunk's kept elements (staged in shared memory where the
-// scan staged them, else read again): first the block's largest lower
-// bound of a kept score (the lead's upper bound, as the pilot's), then the
-// exact score of every kept element whose upper bound reaches it (pruning
-// is strict: equal scores are evaluated, the smaller index wins). The
-// blocks' bests and the cut go to block 0 (a fourth barrier), which writes
-// the token and the cut as the pending finish would (pad0 1, cut_index).
-// The same token: the winner of the same exact scores among the same kept
-// elements. 0: the race kernel races every pending row (its finish finds the
-// cut's index). Profiling only, TR_TOPP_SETTLE_TWICE (with TR_PHASE_PRINT):
-// every block settles the row twice, the second time with its code warm;
-// the phase clock's slot 4 marks the first time's first pass done, 9 its
-// end, 8 the second's end. Off: checked correct on an H200 and measured slower
-// (docs/cuda-notes.md, run 42): top-p 0.9 bf16 V = 131072 per call B = 1
-// 34.7 -> 46.3 us, B = 8 39.2 -> 50.8, B = 64 63.2 -> 146.7, B = 256 111.6
-// -> 335.1; at B = 1 the phase clock put 22 us between the cut and the
-// token in the block that found the cut, where the race kernel's whole
-// pass took 10.6, and 21 us warm (TR_TOPP_SETTLE_TWICE): the per-element
-// binary64 bounds in dependent chains, not cold code.
+// every block c its value v* (entry b*), rank q and n_<c, the count of v*
+// in the chunks before c (read from the blocks' count tables, distributed
+// shared memory, before the third cluster barrier; no block reads another's
+// memory after it). Chunks are index ranges in order, so block c keeps its
+// elements of value v* up to the (q - n_<c)-th by index, and the one block
+// holding the q-th finds its index (the cut). Each block then runs the race
+// kernel's exact race (tr_race_exact, the same code: class cutoffs, a unit
+// test a lead block, the block pilot, strict pruning, the smaller index on
+// ties) over its chunk with the cut as its filter (tr_keeps: above v*, or
+// v* up to the cut's index), its warps' queues in the block's dynamic
+// shared memory over its count tables (no longer read). The blocks' bests
+// and the cut go to block 0 (a fourth barrier), which writes the token and
+// the cut as the pending finish would (pad0 1, cut_index). The same token:
+// the winner of the same exact scores among the same kept elements. 0: the
+// race kernel races every pending row (its finish finds the cut's index).
+// History (docs/cuda-notes.md, run 42): a first form with its own two
+// passes (a binary64 bound an element) was checked correct on an H200 and
+// measured slower: 22 us from the cut to the token at B = 1, where the race
+// kernel's whole pass took 10.6.
 #ifndef TR_TOPP_SETTLE
 #define TR_TOPP_SETTLE 0
 #endif
@@ -1738,59 +1733,47 @@ struct ToppSettleSlot {
 
 // Every thread of every block of the row's cluster, after the third barrier
 // (see above): the row's value v* (bf16 bits h), its entry b in the count
-// tables and q; h_cnt this block's table (its entry b is read by the blocks
-// after it until the fourth barrier); vlist TR_TOPP_PEND_CAP words of
-// scratch; staged: the chunk's units are in shared memory after the tables.
+// tables, q and n_<c (before); h_cnt this block's table (its own; the race's
+// queues overwrite it); vlist TR_TOPP_PEND_CAP words of scratch; staged: the
+// chunk's units are in shared memory after the tables.
 __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 chunk, const u32* h_cnt,
-                                            u32 b, u32 h, u32 q, bool staged, u32* vlist,
+                                            u32 b, u32 h, u32 q, u32 before, bool staged, u32* vlist,
                                             ToppSettleSlot* slots) {
     __shared__ double s_s[TR_MAX_WARPS];
     __shared__ u32 s_i[TR_MAX_WARPS];
-    __shared__ u32 s_before, s_vn, s_vcut;
-    const u32 lane = threadIdx.x & 31, nc = A.nchunks;
+    __shared__ u32 s_vn, s_vcut;
+    __shared__ u64 s_thr;
     const u64 seed = A.seed[row], pos = A.position[row];
     const double neg_t = -A.temperature[row];
     const float vs = __uint_as_float(h << 16);
-    // n_<c: the counts of b* in the chunks before this one.
-    if (threadIdx.x < 32) {
-        u32 n = 0;
-        if (lane < chunk) n = tr_cluster_ld_u32(tr_cluster_peer(h_cnt + b, lane));
-        n = __reduce_add_sync(TR_FULL, n);
-        if (lane == 0) {
-            s_before = n;
-            s_vn = 0;
-            s_vcut = TR_NO_TOKEN;
-        }
+    if (threadIdx.x == 0) {
+        s_vn = 0;
+        s_vcut = TR_NO_TOKEN;
+        s_thr = tr_dkey(tr_ninf());
     }
     i64 ulo, uhi;
     tr_topp_chunk_units(A, chunk, ulo, uhi);
     const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
     const bool al = (((u64)xrow) & 15) == 0;
-    const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
     const i64 elo = (i64)chunk * A.chunk_len, ehi = min(elo + (i64)A.chunk_len, (i64)A.vocab);
-    // Unit u, this thread's k-th (as the scan staged them).
-    auto unit = [&](u32 k, i64 u) -> Raw8 {
-        Raw8 r;
-        if (staged) {
-            r.v0 = stage[k * blockDim.x + threadIdx.x];
-            r.v1 = make_uint4(0, 0, 0, 0);
-        } else {
-            r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
-        }
-        return r;
-    };
-    const u32 per = (u32)((uhi - ulo + blockDim.x - 1) / blockDim.x);
+    const u32 own = h_cnt[b];
     __syncthreads();
     // v* elements kept here: none (lq <= 0), all (lq > own), or those up to
     // the lq-th by index, whose index is the cut.
-    const u32 own = h_cnt[b], before = s_before;
     const bool none = q <= before, all = q > before + own;
     if (!none && !all) {
-        const u32 lq = q - before;
+        const uint4* const stage = (const uint4*)((const char*)h_cnt + TR_TOPP_STAGE_AT);
+        const u32 lq = q - before, per = (u32)((uhi - ulo + blockDim.x - 1) / blockDim.x);
         for (u32 k = 0; k < per; k++) {
             const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
             if (u >= uhi) break;
-            const Raw8 r = unit(k, u);
+            Raw8 r;
+            if (staged) {
+                r.v0 = stage[k * blockDim.x + threadIdx.x];
+                r.v1 = make_uint4(0, 0, 0, 0);
+            } else {
+                r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
+            }
             const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
 #pragma unroll
             for (u32 j = 0; j < 8; j++) {
@@ -1810,66 +1793,23 @@ __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 ch
         }
         __syncthreads();
     }
-    // The keep rule of the cut: above v*, or v* up to vcut.
-    const u32 vcut = none ? 0u : all ? TR_NO_TOKEN : s_vcut;
-    auto kept = [&](float x, u32 i) { return x > vs || (x == vs && !none && i <= vcut); };
-    // 1. The block's largest lower bound of a kept score.
-    double lo = tr_ninf();
-    for (u32 k = 0; k < per; k++) {
-        const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
-        if (u >= uhi) break;
-        const Raw8 r = unit(k, u);
-        if (tr_unit_max<1>(r) < vs) continue;
-        const uint4 lb = tr_block(seed, (u32)u, pos, TR_TAG_EXACT_LEAD);
-        float x[8];
-        tr_convert8<1>(r, x);
-#pragma unroll
-        for (u32 j = 0; j < 8; j++) {
-            const i64 i = u * 8 + j;
-            if (i < elo || i >= ehi || !kept(x[j], (u32)i)) continue;
-            const double v = __fma_rn(neg_t, tr_lead_upper_bound(tr_lead_prefix(lb, j)), (double)x[j]);
-            lo = v > lo ? v : lo;
-        }
-    }
-    lo = tr_warp_max(lo);
-    if (lane == 0) s_s[threadIdx.x >> 5] = lo;
-    __syncthreads();
-    double thr = tr_ninf();
-    for (u32 w = 0; w < (blockDim.x >> 5); w++) thr = s_s[w] > thr ? s_s[w] : thr;
-    __syncthreads();  // s_s is read before the block's best writes it
-#if defined(TR_TOPP_SETTLE_TWICE) && defined(TR_PHASE_PRINT)
-    // Profiling only: the first (cold) run's first pass done, in slot 4
-    // (the cluster select stamps 9 after that run, 8 after the second).
-    if (tr_phase_clock()[2 * 9] < 0) tr_phase(4);
-#endif
-    // 2. The exact scores of the kept elements whose upper bound reaches it.
-    double bs = tr_ninf();
-    u32 bi = TR_NO_TOKEN;
-    for (u32 k = 0; k < per; k++) {
-        const i64 u = ulo + threadIdx.x + (i64)k * blockDim.x;
-        if (u >= uhi) break;
-        const Raw8 r = unit(k, u);
-        if (tr_unit_max<1>(r) < vs) continue;
-        const uint4 lb = tr_block(seed, (u32)u, pos, TR_TAG_EXACT_LEAD);
-        float x[8];
-        tr_convert8<1>(r, x);
-#pragma unroll
-        for (u32 j = 0; j < 8; j++) {
-            const i64 i = u * 8 + j;
-            if (i < elo || i >= ehi || !kept(x[j], (u32)i)) continue;
-            const u32 lead = tr_lead_prefix(lb, j);
-            const double a = (double)x[j];
-            if (__fma_rn(neg_t, tr_lead_lower_bound(lead), a) >= thr) {
-                const double s = tr_exact_score(neg_t, seed, pos, (u32)i, lead, a);
-                if (tr_better(s, (u32)i, bs, bi)) {
-                    bs = s;
-                    bi = (u32)i;
-                }
-            }
-        }
-    }
+    // The cut as the race's filter: above v* (none: from the next bf16 value
+    // up, v* below +inf), v* up to the cut's index, or every v*.
+    const u32 vcut = none ? TR_NO_TOKEN : all ? TR_NO_TOKEN : s_vcut;
+    const u32 up = (h & 0x8000u) ? h - 1 : h + 1;
+    const double cut_a = (double)__uint_as_float((none ? up : h) << 16);
+    // The queues: the block's dynamic shared memory (at least one count
+    // table), at most A.queue_cap entries a warp.
+    const u32 nwarps = blockDim.x >> 5;
+    const u32 cap = min(A.queue_cap, tr_dyn_smem_bytes() / (nwarps * 16));
+    Acc acc = tr_acc_empty();
+    tr_race_exact<1, false, false, TR_FAST_PILOT, false, true>(xrow, nullptr, al, false, A.vocab, elo, ehi,
+                                                               neg_t, seed, pos, cut_a, vcut, cap, &s_thr,
+                                                               acc);
+    double bs = acc.best_s;
+    u32 bi = acc.best_i;
     tr_block_best(bs, bi, s_s, s_i);
-    // 3. Into block 0's slots; after the barrier no block reads another's
+    // Into block 0's slots; after the barrier no block reads another's
     // memory.
     if (threadIdx.x == 0) {
         const u32 at = tr_cluster_peer(&slots[chunk], 0);
@@ -1881,7 +1821,7 @@ __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 ch
     if (chunk != 0 || threadIdx.x != 0) return;
     double s = tr_ninf();
     u32 i = TR_NO_TOKEN, cut = TR_NO_TOKEN;
-    for (u32 k = 0; k < nc; k++) {
+    for (u32 k = 0; k < A.nchunks; k++) {
         if (tr_better(slots[k].s, slots[k].i, s, i)) {
             s = slots[k].s;
             i = slots[k].i;
@@ -1940,7 +1880,7 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     __shared__ bool s_vall;
     // The race after the cut (TR_TOPP_SETTLE): the cut from the block that
     // found it (pending or not, b*, v*'s bits, q), each block's best.
-    __shared__ __align__(16) u32 s_cutmsg[TR_TOPP_SETTLE ? 4 : 1];
+    __shared__ __align__(16) u32 s_cutmsg[TR_TOPP_SETTLE ? 6 : 1];
     __shared__ ToppSettleSlot s_slots[TR_TOPP_SETTLE ? TR_TOPP_CLUSTER_MAX : 1];
     const u32 nc = A.nchunks, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const u32 share = (M.e + nc - 1) / nc;
@@ -2074,14 +2014,9 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
             // The cut from the block that found it, then the race.
             tr_cluster_arrive();
             tr_cluster_wait();
-            if (s_cutmsg[0] != 0) {
-#ifdef TR_TOPP_SETTLE_TWICE
-                tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
-                               const_cast<u32*>((const u32*)mids), s_slots);
-#endif
-                tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
-                               const_cast<u32*>((const u32*)mids), s_slots);
-            }
+            if (s_cutmsg[0] != 0)
+                tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], s_cutmsg[4],
+                               R->on, const_cast<u32*>((const u32*)mids), s_slots);
         }
         return;
     }
@@ -2133,22 +2068,26 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     }
     tr_phase(7);
     if (TR_TOPP_SETTLE) {
-        // The cut to every block (the third barrier); where it is pending,
+        // The cut to every block (the third barrier), with block c's n_<c
+        // (the counts of b* in the tables before its own; every table is
+        // complete and its block waits at the barrier); where it is pending,
         // the race.
-        if (threadIdx.x < nc) {
-            const u32 at = tr_cluster_peer(s_cutmsg, threadIdx.x);
-            tr_cluster_st_u64(at, (u64)s_pend | ((u64)s_cutmsg[1] << 32));
-            tr_cluster_st_u64(at + 8, (u64)s_cutmsg[2] | ((u64)s_cutmsg[3] << 32));
+        if (warp == 0) {
+            const u32 pend = s_pend;
+            u32 n = 0;
+            if (pend != 0 && lane < nc) n = tr_cluster_ld_u32(tr_cluster_peer(h_cnt + s_cutmsg[1], lane));
+            const u32 incl = tr_warp_scan_u32(n);
+            if (lane < nc) {
+                const u32 at = tr_cluster_peer(s_cutmsg, lane);
+                tr_cluster_st_u64(at, (u64)pend | ((u64)s_cutmsg[1] << 32));
+                tr_cluster_st_u64(at + 8, (u64)s_cutmsg[2] | ((u64)s_cutmsg[3] << 32));
+                tr_cluster_st_u64(at + 16, (u64)(incl - n));
+            }
         }
         tr_cluster_arrive();
         tr_cluster_wait();
         if (s_pend != 0) {
-#ifdef TR_TOPP_SETTLE_TWICE
-            tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
-                           const_cast<u32*>((const u32*)mids), s_slots);
-            tr_phase(9);
-#endif
-            tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], R->on,
+            tr_topp_settle(A, row, chunk, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3], s_cutmsg[4], R->on,
                            const_cast<u32*>((const u32*)mids), s_slots);
             tr_phase(8);
             return;

@@ -97,8 +97,7 @@ fn precompiled_builds_match_their_own_compilation() {
 /// `TR_PEND_GATHER_FLAT=0`), its direct ranks two elements a thread
 /// (`TR_PEND_RANK_DIRECT=2`) and its arguments copied for the call
 /// (`TR_PEND_ARGS_COPY=1`), the race after the cut in the top-p clusters
-/// (`TR_TOPP_SETTLE=1`, and its profiling build `TR_TOPP_SETTLE_TWICE=1`
-/// with the phase clock), the phase clock (`TR_PHASE_PRINT=1`), the
+/// (`TR_TOPP_SETTLE=1`), the phase clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
 /// ranks, and with the regions clock `TR_PEND_REGION_CLOCK=1` over either
@@ -163,11 +162,6 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_PEND_FINISH_TWICE=1".to_string(),
         "TR_PEND_RANK_DIRECT=2".to_string(),
         "TR_PEND_REGION_CLOCK=1".to_string(),
-    ]);
-    control_shape_compiles(&[
-        "TR_TOPP_SETTLE=1".to_string(),
-        "TR_TOPP_SETTLE_TWICE=1".to_string(),
-        "TR_PHASE_PRINT=1".to_string(),
     ]);
     control_shape_compiles(&[
         "TR_PEND_FINISH_TWICE=1".to_string(),

@@ -13,16 +13,17 @@
 //!
 //! The race after the cut (`TR_TOPP_SETTLE`, `tr_topp_settle`) the same way:
 //! each chunk keeps its elements of the cut's value v* by the counts of v*
-//! in the chunks before it, takes its largest lower bound of a kept score
-//! (the lead's upper bound) and scores exactly every kept element whose
-//! upper bound reaches it; the chunks' best must be the model's token, and
-//! the chunk holding the q-th element of v* must name the model's cut.
+//! in the chunks before it, turns that into the filter (cut_a, cut_i) it
+//! hands the race kernel's exact race (the next bf16 value up where it keeps
+//! no v*), and takes the exact argmax of what that filter keeps; the
+//! chunks' best must be the model's token, and the chunk holding the q-th
+//! element of v* must name the model's cut.
 
 use half::bf16;
 use tailrace_model::filter;
 use tailrace_model::race::{self, RowData};
 use tailrace_model::{LogitBias, RawParams, RowStatus, SamplingParams};
-use tailrace_noise::profile::{self, exact};
+use tailrace_noise::profile;
 
 mod support {
     pub mod topp_race;
@@ -113,8 +114,6 @@ fn cluster_settle(
     nchunks: usize,
 ) -> Result<(u32, u32), &'static str> {
     let row = RowData::new(x, None);
-    let neg_t = -p.temp();
-    let (seed, pos) = (p.seed(), p.position());
     let a_max = (0..x.len())
         .map(|i| row.a(i))
         .fold(f64::NEG_INFINITY, f64::max);
@@ -147,16 +146,17 @@ fn cluster_settle(
             cut_index = vcut as u32;
         }
         before += own;
-        let kept = |i: usize| row.a(i) > vs || (row.a(i) == vs && !none && (all || i <= vcut));
-        let lead = |i: usize| exact::lead(seed, pos, i as u32);
-        let thr = (lo..hi)
-            .filter(|&i| kept(i))
-            .map(|i| neg_t.mul_add(exact::ln_variate_upper_bound(lead(i)), row.a(i)))
-            .fold(f64::NEG_INFINITY, f64::max);
+        // The chunk's filter as the kernel sets it for tr_race_exact (keep a
+        // > cut_a, or a == cut_a with i <= cut_i): none keeps from the next
+        // bf16 value above v* (bits toward +inf), all keeps every v*.
+        let h = bf16::from_f64(vs).to_bits();
+        let up = if h & 0x8000 != 0 { h - 1 } else { h + 1 };
+        let cut_a = bf16::from_bits(if none { up } else { h }).to_f64();
+        let cut_i = if none || all { usize::MAX } else { vcut };
+        let kept = |i: usize| row.a(i) > cut_a || (row.a(i) == cut_a && i <= cut_i);
+        // The race's answer: the exact argmax of the kept scores, the
+        // smaller index on ties (the race kernel's, checked on its own).
         for i in (lo..hi).filter(|&i| kept(i)) {
-            if neg_t.mul_add(exact::ln_variate_lower_bound(lead(i)), row.a(i)) < thr {
-                continue;
-            }
             let s = race::element_score(&row, p, i);
             if better(s, i as u32, bs, bi) {
                 (bs, bi) = (s, i as u32);
