@@ -35,7 +35,9 @@ and FlashInfer's recorded B = 1 figure (kernel time too) over that median, again
 
 import argparse
 import csv
+import gzip
 import json
+import os
 import statistics
 import sys
 
@@ -299,6 +301,16 @@ def kernel_time_flashinfer(rep, kt, vocab):
             "verdict": off_issue_gpu(rep) or ("met" if x >= 7.0 else "missed")}
 
 
+def load_report(path):
+    """The report at path; where that file is absent, its gzipped copy PATH.gz (the archived runs
+    under bench/results keep their report.json gzipped, so that the recorded commands still run)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
+            return json.load(f)
+    with open(path) as f:
+        return json.load(f)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("report", help="bench/report.py's JSON")
@@ -309,8 +321,7 @@ def main():
     ap.add_argument("--out", help="write here instead of stdout")
     ap.add_argument("--kernel-time", help="Nsight Compute raw CSV of the plain race at B = 1 (see above)")
     args = ap.parse_args()
-    with open(args.report) as f:
-        rep = json.load(f)
+    rep = load_report(args.report)
     kinds = ["per-call", "queued"] if args.timing == "both" else [args.timing]
     if args.timing == "both" and not any(r.get("queued") for r in rep["rows"]):
         kinds = ["per-call"]

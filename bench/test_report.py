@@ -6,6 +6,7 @@ expected ratios are recomputed here from the two inputs, not copied from the
 report's output.
 """
 
+import gzip
 import json
 import os
 import subprocess
@@ -171,6 +172,26 @@ class TargetsTest(unittest.TestCase):
         out = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), self.js, "--timing", timing,
                               "--json"], check=True, capture_output=True, text=True).stdout
         return {t["target"]: t for t in json.loads(out)["timings"][timing]}
+
+    def test_an_archived_report_is_read_from_its_gzipped_copy(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            js = os.path.join(tmp, "report.json")
+            with open(self.js, "rb") as src, gzip.open(js + ".gz", "wb") as dst:
+                dst.write(src.read())
+            self.assertFalse(os.path.exists(js))
+            args = ["--timing", "per-call", "--json"]
+            plain = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), self.js] + args,
+                                   check=True, capture_output=True, text=True).stdout
+            gz = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"), js] + args,
+                                check=True, capture_output=True, text=True).stdout
+            doc_gz, doc = json.loads(gz), json.loads(plain)
+            self.assertEqual(doc_gz.pop("report"), js)
+            doc.pop("report")
+            self.assertEqual(doc_gz, doc)
+            self.assertTrue(doc_gz["timings"]["per-call"])
+            missing = subprocess.run([sys.executable, os.path.join(HERE, "targets.py"),
+                                      os.path.join(tmp, "absent.json")] + args, capture_output=True, text=True)
+            self.assertNotEqual(missing.returncode, 0)
 
     def test_per_call_targets(self):
         t = self.targets("per-call")
