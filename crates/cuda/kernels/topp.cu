@@ -1836,6 +1836,91 @@ __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 ch
     A.out_status[row] = 0;
 }
 
+// ---- The cut's index in the cluster (TR_TOPP_CUT_INDEX) ----
+//
+// 1: a row that the cluster select records as pending (its cut's value v*,
+// entry b*, and rank q among the elements of v* in index order) gets its
+// cut's index there too, so that the race kernel races it as a row whose
+// cut is known (pad0 1) and neither lists the units of v* nor runs the
+// pending finish (about 4-5 us in the race's last block at B = 1 and 64:
+// docs/cuda-notes.md, run 40). The other blocks of the cluster wait at a
+// third cluster barrier instead of leaving after the second, so that the
+// block that found the cut can read every block's count of b* (distributed
+// shared memory) before it arrives; that block then reads the chunk holding
+// the q-th element of v* (the counts before it are below q, with its own
+// they reach q) and takes its element of rank q - n_< by index. The same
+// cut as the pending finish finds: chunks are index ranges in order. Where
+// the chunk holds more than TR_TOPP_CUT_INDEX_UNITS units a thread the row
+// stays pending (the read would cost more than the finish saves). 0: the
+// race kernel's pending finish finds the index.
+#ifndef TR_TOPP_CUT_INDEX
+#define TR_TOPP_CUT_INDEX 0
+#endif
+#ifndef TR_TOPP_CUT_INDEX_UNITS
+#define TR_TOPP_CUT_INDEX_UNITS 16u
+#endif
+static_assert(!(TR_TOPP_CUT_INDEX && (TR_TOPP_SETTLE || TR_TOPP_RACE)), "one way to finish a pending row");
+
+// Every thread of the block that recorded the row as pending (cut value v*,
+// bf16 bits h, entry b, rank q), after the record's barrier: reads every
+// block's count of b*, arrives at the cluster barrier the other blocks wait
+// at, and where the chunk holding the q-th element of v* is short enough,
+// finds that element and records the row's cut (pad0 1, cut_index). vlist:
+// TR_TOPP_PEND_CAP words of scratch.
+__device__ __noinline__ void tr_topp_cut_index(const SampleArgs& A, u32 row, const u32* h_cnt, u32 b,
+                                               u32 h, u32 q, u32* vlist) {
+    __shared__ u32 s_cnt[TR_TOPP_CLUSTER_MAX];
+    __shared__ u32 s_vn, s_cut;
+    const u32 nc = A.nchunks, lane = threadIdx.x & 31;
+    if (threadIdx.x < 32) {
+        const u32 n = lane < nc ? tr_cluster_ld_u32(tr_cluster_peer(h_cnt + b, lane)) : 0u;
+        if (lane < nc) s_cnt[lane] = n;  // (the loads are done before the arrive)
+        if (lane == 0) {
+            s_vn = 0;
+            s_cut = TR_NO_TOKEN;
+        }
+    }
+    __syncthreads();
+    tr_cluster_arrive();
+    // The chunk holding the q-th element of v*, and its rank there.
+    u32 c = 0, before = 0;
+    while (c < nc && before + s_cnt[c] < q) before += s_cnt[c++];
+    i64 ulo, uhi;
+    if (c < nc) tr_topp_chunk_units(A, c, ulo, uhi);
+    if (c >= nc || (u64)(uhi - ulo) > (u64)TR_TOPP_CUT_INDEX_UNITS * blockDim.x) return;
+    const u32 lq = q - before;
+    const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
+    const bool al = (((u64)xrow) & 15) == 0;
+    const i64 elo = (i64)c * A.chunk_len, ehi = min(elo + (i64)A.chunk_len, (i64)A.vocab);
+    for (i64 u = ulo + threadIdx.x; u < uhi; u += blockDim.x) {
+        const Raw8 r = tr_fetch8<1>(xrow, u * 8, A.vocab, al, true);
+        const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+#pragma unroll
+        for (u32 j = 0; j < 8; j++) {
+            const i64 i = u * 8 + j;
+            if (((w[j >> 1] >> (16 * (j & 1))) & 0xffffu) != h || i < elo || i >= ehi) continue;
+            const u32 slot = atomicAdd(&s_vn, 1u);
+            if (slot < TR_TOPP_PEND_CAP) vlist[slot] = (u32)i;
+        }
+    }
+    __syncthreads();
+    const u32 n = s_vn;
+    if (n > TR_TOPP_PEND_CAP) return;  // not reached (n <= the row's count <= the cap)
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        const u32 i = vlist[j];
+        u32 below = 0;
+        for (u32 m = 0; m < n; m++) below += vlist[m] < i ? 1u : 0u;
+        if (below + 1 == lq) s_cut = i;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && s_cut != TR_NO_TOKEN) {
+        RowState* S = &A.rowstate[row];
+        S->cut_index = s_cut;
+        S->pad1 = 0xffffffffu;  // the mark of this path (the host's RecordedCut::Clustered)
+        S->pad0 = 1;            // the cut known: the race kernel races the row as any filter row
+    }
+}
+
 // The select of a bf16 row of many chunks whose blocks run as one cluster
 // (A.topp_own_max with A.topp_pend: no first pass, pending cuts). The row's
 // value counts stay in its blocks' shared memory, and no block waits for the
@@ -1880,7 +1965,7 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     __shared__ bool s_vall;
     // The race after the cut (TR_TOPP_SETTLE): the cut from the block that
     // found it (pending or not, b*, v*'s bits, q), each block's best.
-    __shared__ __align__(16) u32 s_cutmsg[TR_TOPP_SETTLE ? 6 : 1];
+    __shared__ __align__(16) u32 s_cutmsg[TR_TOPP_SETTLE ? 6 : TR_TOPP_CUT_INDEX ? 4 : 1];
     __shared__ ToppSettleSlot s_slots[TR_TOPP_SETTLE ? TR_TOPP_CLUSTER_MAX : 1];
     const u32 nc = A.nchunks, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const u32 share = (M.e + nc - 1) / nc;
@@ -2010,6 +2095,11 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
     const u128 target = tr_top_p_target(top_p, total);
     const bool found = target != 0 && target <= total;
     if (found ? !(before < target && target <= before + mine) : chunk != 0) {
+        if (TR_TOPP_CUT_INDEX) {
+            // The block that found the cut reads this block's counts.
+            tr_cluster_arrive();
+            tr_cluster_wait();
+        }
         if (TR_TOPP_SETTLE) {
             // The cut from the block that found it, then the race.
             tr_cluster_arrive();
@@ -2052,7 +2142,7 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
             if (hit != 0 && lane == (u32)(__ffs(hit) - 1)) {
                 const bool pend = e != M.np && tr_topp_pend_record(A, row, M, e, cnt, m, target - (at - p));
                 s_pend = pend ? 1u : 0u;
-                if (TR_TOPP_SETTLE && pend) {
+                if ((TR_TOPP_SETTLE || TR_TOPP_CUT_INDEX) && pend) {
                     s_cutmsg[1] = e;
                     s_cutmsg[2] = __float_as_uint(__double2float_rn(tr_topp_value(e, M))) >> 16;
                     s_cutmsg[3] = A.rowstate[row].pad1;
@@ -2067,6 +2157,16 @@ __device__ __noinline__ void tr_topp_cluster_select(const SampleArgs& A, u32 row
         tr_phase(13);
     }
     tr_phase(7);
+    if (TR_TOPP_CUT_INDEX) {
+        // The other blocks wait for this one's arrive (in tr_topp_cut_index
+        // after its reads of their counts where the row is pending).
+        if (s_pend != 0)
+            tr_topp_cut_index(A, row, h_cnt, s_cutmsg[1], s_cutmsg[2], s_cutmsg[3],
+                              const_cast<u32*>((const u32*)mids));
+        else
+            tr_cluster_arrive();
+        tr_phase(8);
+    }
     if (TR_TOPP_SETTLE) {
         // The cut to every block (the third barrier), with block c's n_<c
         // (the counts of b* in the tables before its own; every table is

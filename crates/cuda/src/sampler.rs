@@ -317,6 +317,15 @@ pub enum RecordedCut {
         /// The boundary's vocabulary index.
         index: u32,
     },
+    /// The top-p histogram's cluster found the cut's index (`TR_TOPP_CUT_INDEX`
+    /// of `kernels/topp.cu`, `tr_topp_cut_index`, which marks the record's
+    /// `pad1` with `u32::MAX`), and the race kernel raced the row.
+    Clustered {
+        /// The boundary's logit.
+        a: f64,
+        /// The boundary's vocabulary index.
+        index: u32,
+    },
     /// The top-p histogram raced the row itself (`TR_TOPP_RACE` of
     /// `kernels/topp.cu`, `tr_topp_race_settle`), which never learns the
     /// boundary's index.
@@ -333,7 +342,8 @@ pub enum RecordedCut {
 /// a_max f64, cut_a f64, cut_index u32, need_race u32, pad0 u32, pad1 u32):
 /// for a filter row the top-p kernels finished (need_race 1, pad0 1) its
 /// `cut_a` and `cut_index`, as well for a row the histogram's cluster raced
-/// after its cut (need_race 0, pad0 1); for a row the histogram raced while
+/// after its cut (need_race 0, pad0 1) or whose cut's index it found (need_race
+/// 1, pad0 1, pad1 `u32::MAX`); for a row the histogram raced while
 /// it counted (need_race 0, pad0 3) its `cut_a` and rank `pad1`, as
 /// `tr_topp_pend_record` wrote them.
 fn row_cuts(records: &[u8]) -> Vec<Option<RecordedCut>> {
@@ -345,6 +355,9 @@ fn row_cuts(records: &[u8]) -> Vec<Option<RecordedCut>> {
             a.copy_from_slice(&r[8..16]);
             let a = f64::from_le_bytes(a);
             match (word(20), word(24)) {
+                (1, 1) if word(28) == u32::MAX => {
+                    Some(RecordedCut::Clustered { a, index: word(16) })
+                }
                 (1, 1) => Some(RecordedCut::Index { a, index: word(16) }),
                 (0, 1) => Some(RecordedCut::Settled { a, index: word(16) }),
                 (0, 3) => Some(RecordedCut::Rank { a, q: word(28) }),
@@ -1188,6 +1201,8 @@ mod tests {
         bytes.extend(record(1.0, 0.75, u32::MAX, 1, 2, 12)); // pending: the race kernel's
                                                              // A row the histogram's cluster raced after its cut.
         bytes.extend(record(1.0, 0.75, 31, 0, 1, 12));
+        // A row whose cut's index the histogram's cluster found (pad1 marked).
+        bytes.extend(record(1.0, 0.75, 40, 1, 1, u32::MAX));
         let index = |a, index| Some(RecordedCut::Index { a, index });
         assert_eq!(
             row_cuts(&bytes),
@@ -1198,7 +1213,8 @@ mod tests {
                 index(0.75, 4_000_000_000),
                 Some(RecordedCut::Rank { a: 0.75, q: 12 }),
                 None,
-                Some(RecordedCut::Settled { a: 0.75, index: 31 })
+                Some(RecordedCut::Settled { a: 0.75, index: 31 }),
+                Some(RecordedCut::Clustered { a: 0.75, index: 40 })
             ]
         );
     }

@@ -170,6 +170,40 @@ fn cluster_settle(
     Ok((bi, cut_index))
 }
 
+/// The cut's index as the block that records a pending row finds it
+/// (`tr_topp_cut_index`, `TR_TOPP_CUT_INDEX`): the first chunk whose count
+/// of v*, with the counts before it, reaches q, and in it the element of v*
+/// of rank q - n_< by index; or why the row is not pending.
+fn cluster_cut_index(x: &[bf16], p: &SamplingParams, nchunks: usize) -> Result<u32, &'static str> {
+    let row = RowData::new(x, None);
+    let a_max = (0..x.len())
+        .map(|i| row.a(i))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let cut = filter::cut(&row, p, a_max).ok_or("no cut")?;
+    let vs = cut.a;
+    if vs.abs() < 2f64.powi(-8) {
+        return Err("middle cut");
+    }
+    let nstar = (0..x.len()).filter(|&i| row.a(i) == vs).count();
+    if nstar > PEND_CAP {
+        return Err("pending cap");
+    }
+    let q = (0..=cut.index as usize).filter(|&i| row.a(i) == vs).count();
+    let per = x.len().div_ceil(8).div_ceil(nchunks) * 8;
+    let chunk = |c: usize| (c * per).min(x.len())..((c + 1) * per).min(x.len());
+    let counts: Vec<usize> = (0..nchunks)
+        .map(|c| chunk(c).filter(|&i| row.a(i) == vs).count())
+        .collect();
+    let (mut c, mut before) = (0, 0);
+    while c < nchunks && before + counts[c] < q {
+        before += counts[c];
+        c += 1;
+    }
+    assert!(c < nchunks, "q is at most the row's count of v*");
+    let vstar: Vec<usize> = chunk(c).filter(|&i| row.a(i) == vs).collect();
+    Ok(vstar[q - before - 1] as u32)
+}
+
 /// A deterministic stream of words (Philox4x32-10 blocks of the noise crate).
 struct Words {
     seed: u64,
@@ -357,4 +391,37 @@ fn race_after_the_cut_takes_the_models_token() {
     // Not vacuous: most rows are pending (the heavy-tie family's cuts often
     // hold more than the cap).
     assert!(settled >= 100, "settled {settled}, left {left:?}");
+}
+
+#[test]
+fn cut_index_in_the_cluster_is_the_models_cut() {
+    let mut w = Words::new(43);
+    let (mut found, mut left) = (0usize, std::collections::BTreeMap::new());
+    for case in 0..160u32 {
+        let MixedCase {
+            family,
+            vocab,
+            nchunks,
+            x,
+            raw,
+        } = mixed_case(case, &mut w);
+        let p = SamplingParams::new(raw).unwrap();
+        let row = RowData::new(&x, None);
+        let a_max = (0..x.len())
+            .map(|i| row.a(i))
+            .fold(f64::NEG_INFINITY, f64::max);
+        match cluster_cut_index(&x, &p, nchunks) {
+            Ok(index) => {
+                let cut = filter::cut(&row, &p, a_max).unwrap();
+                let what = format!(
+                    "case {case} (family {family}, vocab {vocab}, {nchunks} chunks, {raw:?})"
+                );
+                assert_eq!(index, cut.index, "{what}");
+                found += 1;
+            }
+            Err(why) => *left.entry((why, family)).or_insert(0usize) += 1,
+        }
+    }
+    eprintln!("cut's index in the cluster: {found} of 160; not pending: {left:?}");
+    assert!(found >= 100, "found {found}, left {left:?}");
 }

@@ -316,11 +316,12 @@ fn run(cli: &Cli) -> Result<bool> {
         }
         _ => {}
     }
-    // The bf16 top-p histogram races rows itself only in builds with
-    // TR_TOPP_RACE or TR_TOPP_SETTLE on (asked for, or the source's default).
+    // The bf16 top-p histogram races rows itself (or finds their cuts'
+    // indices) only in builds with TR_TOPP_RACE, TR_TOPP_SETTLE or
+    // TR_TOPP_CUT_INDEX on (asked for, or the source's default).
     let on = |knob| kernels::knob_value(knob, &cli.checked_defines).is_some_and(|v| v != "0");
     HISTOGRAM_RACES
-        .set(on("TR_TOPP_RACE") || on("TR_TOPP_SETTLE"))
+        .set(on("TR_TOPP_RACE") || on("TR_TOPP_SETTLE") || on("TR_TOPP_CUT_INDEX"))
         .ok();
     // Every build the run will load, compiled side by side first (NVRTC
     // takes about 45 s a build, one core each): the default (or the checked
@@ -1054,14 +1055,15 @@ enum Demand {
     /// pending top-p cuts and one without a first pass (groups of bf16
     /// top-p rows alone).
     Skip,
-    /// As `Skip`, and in a build whose histogram races rows
-    /// (`TR_TOPP_RACE`, `TR_TOPP_SETTLE`), at least one row raced there.
+    /// As `Skip`, and in a build whose histogram races rows or finds their
+    /// cuts' indices (`TR_TOPP_RACE`, `TR_TOPP_SETTLE`, `TR_TOPP_CUT_INDEX`),
+    /// at least one such row.
     SkipAndRace,
 }
 
-/// Whether the checked build's bf16 top-p histogram races rows itself
-/// (`--checked-define TR_TOPP_RACE=1` or `TR_TOPP_SETTLE=1`): set once,
-/// before any check.
+/// Whether the checked build's bf16 top-p histogram races rows itself or
+/// finds their cuts' indices (`--checked-define TR_TOPP_RACE=1`,
+/// `TR_TOPP_SETTLE=1` or `TR_TOPP_CUT_INDEX=1`): set once, before any check.
 static HISTOGRAM_RACES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
 /// Runs `group` on the CPU model and the GPU (default launch options) and
@@ -1081,8 +1083,9 @@ fn check_group(
     let (mut rows, mut mismatches, mut located) = (0u64, 0u64, 0u64);
     let (mut cut_rows, mut cut_mismatches) = (0u64, 0u64);
     let (mut own, mut alt_rows, mut pending) = (0u64, 0u64, 0u64);
-    // Rows the histogram raced itself (TR_TOPP_RACE, TR_TOPP_SETTLE), in
-    // default launches.
+    // Rows the histogram raced itself (TR_TOPP_RACE, TR_TOPP_SETTLE) or
+    // whose cuts' indices its cluster found (TR_TOPP_CUT_INDEX), in default
+    // launches.
     let mut settled = 0u64;
     // Batches whose histogram staged its chunks, and the most units a
     // thread among them.
@@ -1189,13 +1192,14 @@ fn check_group(
     if !own_ok {
         log(
             "  FAIL: no batch of this group ran without its first pass or with pending cuts, \
-             or (a build with TR_TOPP_RACE or TR_TOPP_SETTLE) no row of it was raced by its histogram",
+             or (a build with TR_TOPP_RACE, TR_TOPP_SETTLE or TR_TOPP_CUT_INDEX) no row of it was raced \
+             (or had its cut's index found) by its histogram",
         );
     }
     let ok = mismatches == 0 && errors.is_empty() && located > 0 && cut_mismatches == 0 && own_ok;
     let summary = format!(
         "{rows} rows in {batches} batches ({located} {shape}; {pending} with pending top-p cuts, \
-         {own} without a first pass ({settled} rows raced by their histogram), {staged} of them staging their chunks (up to {staged_max} \
+         {own} without a first pass ({settled} rows raced by their histogram or given their cut's index there), {staged} of them staging their chunks (up to {staged_max} \
          units a thread), run again under other options: {alt_rows} more rows): {mismatches} mismatches, {} errors; \
          cuts of the top-p kernels: {cut_rows} compared, {cut_mismatches} differ; {:.1}s",
         errors.len(),
@@ -1224,7 +1228,8 @@ fn check_group(
 /// the rows without bias or min-p whose model cut exists (min-p can move the
 /// boundary to a whole value, `Cut::index == u32::MAX`, a form the top-p
 /// kernels do not record) and the kernels took; returns (rows compared, rows
-/// that differ, rows the histogram raced, compared or not).
+/// that differ, rows the histogram raced or whose cut's index its cluster
+/// found (`TR_TOPP_CUT_INDEX`), compared or not).
 fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
     let gpu = sampler.debug_row_cuts()?;
     if gpu.len() != b.rows() {
@@ -1240,7 +1245,11 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
         .filter(|g| {
             matches!(
                 g,
-                Some(RecordedCut::Rank { .. } | RecordedCut::Settled { .. })
+                Some(
+                    RecordedCut::Rank { .. }
+                        | RecordedCut::Settled { .. }
+                        | RecordedCut::Clustered { .. }
+                )
             )
         })
         .count() as u64;
@@ -1271,9 +1280,9 @@ fn compare_cuts(sampler: &Sampler, b: &Batch) -> Result<(u64, u64, u64)> {
         // and `==`): the kernels' order keys do not tell -0 from +0, so a
         // boundary at a -0 logit comes back as +0, the same cut.
         let same = match g {
-            RecordedCut::Index { a, index } | RecordedCut::Settled { a, index } => {
-                m.cut.a == a && m.cut.index == index
-            }
+            RecordedCut::Index { a, index }
+            | RecordedCut::Settled { a, index }
+            | RecordedCut::Clustered { a, index } => m.cut.a == a && m.cut.index == index,
             RecordedCut::Rank { a, q } => m.cut.a == a && m.rank == Some(q),
         };
         if !same {
