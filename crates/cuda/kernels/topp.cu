@@ -1714,10 +1714,13 @@ __device__ __noinline__ u64 tr_topp_value_mass_call(u32 e, const ToppMap& M, dou
 // the cut as the pending finish would (pad0 1, cut_index). The same token:
 // the winner of the same exact scores among the same kept elements. 0: the
 // race kernel races every pending row (its finish finds the cut's index).
-// History (docs/cuda-notes.md, run 42): a first form with its own two
-// passes (a binary64 bound an element) was checked correct on an H200 and
-// measured slower: 22 us from the cut to the token at B = 1, where the race
-// kernel's whole pass took 10.6.
+// Off: checked correct on an H100 and measured no faster (docs/cuda-notes.md,
+// run 43): top-p 0.9 bf16 V = 131072 per call +2.5 / +1.9 / +18.2 / +69.4
+// us at B = 1 / 8 / 64 / 256 (B <= 8 within the A/A); at B = 1 the stretch
+// from the cut to the token took 10.7 us, what the race kernel's whole pass
+// takes (the race at small B is a chain of latencies, wherever it runs).
+// Run 42's first form (its own two passes, a binary64 bound an element)
+// took 22 us there.
 #ifndef TR_TOPP_SETTLE
 #define TR_TOPP_SETTLE 0
 #endif
