@@ -1855,7 +1855,12 @@ __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 ch
 // cut as the pending finish finds: chunks are index ranges in order. Where
 // the chunk holds more than TR_TOPP_CUT_INDEX_UNITS units a thread the row
 // stays pending (the read would cost more than the finish saves). 0: the
-// race kernel's pending finish finds the index.
+// race kernel's pending finish finds the index. Off: checked correct on an
+// H100 and measured no faster (docs/cuda-notes.md, run 43): top-p 0.9 bf16
+// V = 131072 per call -0.3 / +0.2 / +7.5 / +1.6 us at B = 1 / 8 / 64 / 256
+// (B = 1, 8 and 256 within the A/A); at B = 1 the race kernel's last block
+// ended 4.7 us sooner and the histogram 4.5 us later (this stretch, one
+// block's code run once a call, took what the finish took).
 #ifndef TR_TOPP_CUT_INDEX
 #define TR_TOPP_CUT_INDEX 0
 #endif

@@ -105,6 +105,29 @@ fn histogram_race(x: &[bf16], p: &SamplingParams, nchunks: usize) -> Outcome {
 /// Most elements of the cut's value a pending row has (`TR_TOPP_PEND_CAP`).
 const PEND_CAP: usize = 512;
 
+/// The model's cut of a row the histogram records as pending, with q, the
+/// cut's rank among the row's elements of its value v* in index order; or
+/// why the row is not pending (its cut in the middle bin, more elements of
+/// v* than the cap, no cut).
+fn pending_cut(
+    row: &RowData<bf16>,
+    p: &SamplingParams,
+) -> Result<(filter::Cut, usize), &'static str> {
+    let n = row.len();
+    let a_max = (0..n).map(|i| row.a(i)).fold(f64::NEG_INFINITY, f64::max);
+    let cut = filter::cut(row, p, a_max).ok_or("no cut")?;
+    if cut.a.abs() < 2f64.powi(-8) {
+        return Err("middle cut");
+    }
+    if (0..n).filter(|&i| row.a(i) == cut.a).count() > PEND_CAP {
+        return Err("pending cap");
+    }
+    let q = (0..=cut.index as usize)
+        .filter(|&i| row.a(i) == cut.a)
+        .count();
+    Ok((cut, q))
+}
+
 /// The race after the cut over `nchunks` contiguous chunks of units of
 /// eight (`tr_topp_settle`): the token and the cut's index, or why the row
 /// is not pending (the race kernel then has it, as without the knob).
@@ -114,19 +137,8 @@ fn cluster_settle(
     nchunks: usize,
 ) -> Result<(u32, u32), &'static str> {
     let row = RowData::new(x, None);
-    let a_max = (0..x.len())
-        .map(|i| row.a(i))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let cut = filter::cut(&row, p, a_max).ok_or("no cut")?;
+    let (cut, q) = pending_cut(&row, p)?;
     let vs = cut.a;
-    if vs.abs() < 2f64.powi(-8) {
-        return Err("middle cut");
-    }
-    let nstar = (0..x.len()).filter(|&i| row.a(i) == vs).count();
-    if nstar > PEND_CAP {
-        return Err("pending cap");
-    }
-    let q = (0..=cut.index as usize).filter(|&i| row.a(i) == vs).count();
     let better = |s: f64, i: u32, bs: f64, bi: u32| s > bs || (s == bs && i < bi);
     let per = x.len().div_ceil(8).div_ceil(nchunks) * 8;
     let (mut bs, mut bi, mut cut_index) = (f64::NEG_INFINITY, u32::MAX, u32::MAX);
@@ -176,19 +188,8 @@ fn cluster_settle(
 /// of rank q - n_< by index; or why the row is not pending.
 fn cluster_cut_index(x: &[bf16], p: &SamplingParams, nchunks: usize) -> Result<u32, &'static str> {
     let row = RowData::new(x, None);
-    let a_max = (0..x.len())
-        .map(|i| row.a(i))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let cut = filter::cut(&row, p, a_max).ok_or("no cut")?;
+    let (cut, q) = pending_cut(&row, p)?;
     let vs = cut.a;
-    if vs.abs() < 2f64.powi(-8) {
-        return Err("middle cut");
-    }
-    let nstar = (0..x.len()).filter(|&i| row.a(i) == vs).count();
-    if nstar > PEND_CAP {
-        return Err("pending cap");
-    }
-    let q = (0..=cut.index as usize).filter(|&i| row.a(i) == vs).count();
     let per = x.len().div_ceil(8).div_ceil(nchunks) * 8;
     let chunk = |c: usize| (c * per).min(x.len())..((c + 1) * per).min(x.len());
     let counts: Vec<usize> = (0..nchunks)
