@@ -407,17 +407,12 @@ fn cut_index_in_the_cluster_is_the_models_cut() {
             raw,
         } = mixed_case(case, &mut w);
         let p = SamplingParams::new(raw).unwrap();
-        let row = RowData::new(&x, None);
-        let a_max = (0..x.len())
-            .map(|i| row.a(i))
-            .fold(f64::NEG_INFINITY, f64::max);
         match cluster_cut_index(&x, &p, nchunks) {
             Ok(index) => {
-                let cut = filter::cut(&row, &p, a_max).unwrap();
-                let what = format!(
-                    "case {case} (family {family}, vocab {vocab}, {nchunks} chunks, {raw:?})"
-                );
-                assert_eq!(index, cut.index, "{what}");
+                let (cut, _) = pending_cut(&RowData::new(&x, None), &p).unwrap();
+                let what =
+                    format!("case {case} (family {family}, vocab {vocab}, {nchunks} chunks)");
+                assert_eq!(index, cut.index, "{what}: {raw:?}");
                 found += 1;
             }
             Err(why) => *left.entry((why, family)).or_insert(0usize) += 1,
