@@ -1798,7 +1798,7 @@ __device__ __noinline__ void tr_topp_settle(const SampleArgs& A, u32 row, u32 ch
     }
     // The cut as the race's filter: above v* (none: from the next bf16 value
     // up, v* below +inf), v* up to the cut's index, or every v*.
-    const u32 vcut = none ? TR_NO_TOKEN : all ? TR_NO_TOKEN : s_vcut;
+    const u32 vcut = (none || all) ? TR_NO_TOKEN : s_vcut;
     const u32 up = (h & 0x8000u) ? h - 1 : h + 1;
     const double cut_a = (double)__uint_as_float((none ? up : h) << 16);
     // The queues: the block's dynamic shared memory (at least one count
