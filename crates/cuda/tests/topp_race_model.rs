@@ -288,6 +288,13 @@ fn mixed_case(case: u32, w: &mut Words) -> MixedCase {
     }
 }
 
+/// The 160 mixed cases of a stream of words seeded `seed`, in order, each
+/// with its number.
+fn mixed_cases(seed: u64) -> impl Iterator<Item = (u32, MixedCase)> {
+    let mut w = Words::new(seed);
+    (0..160u32).map(move |case| (case, mixed_case(case, &mut w)))
+}
+
 /// The histogram's race on one row against the CPU model: the token it
 /// settles must be the model's; returns the outcome.
 fn against_model(x: &[bf16], p: &SamplingParams, nchunks: usize, what: &str) -> Outcome {
@@ -301,18 +308,20 @@ fn against_model(x: &[bf16], p: &SamplingParams, nchunks: usize, what: &str) -> 
 
 #[test]
 fn histogram_race_settles_rows_with_the_models_token() {
-    let mut w = Words::new(31);
     // Rows the histogram would settle; rows left to the race kernel, by
     // (reason, family); settled rows whose cut lies in the top value.
     let (mut settled, mut left, mut at_top) = (0usize, std::collections::BTreeMap::new(), 0usize);
-    for case in 0..160u32 {
-        let MixedCase {
+    for (
+        case,
+        MixedCase {
             family,
             vocab,
             nchunks,
             x,
             raw,
-        } = mixed_case(case, &mut w);
+        },
+    ) in mixed_cases(31)
+    {
         let p = SamplingParams::new(raw).unwrap();
         let what =
             format!("case {case} (family {family}, vocab {vocab}, {nchunks} chunks, {raw:?})");
@@ -365,16 +374,18 @@ fn benchmark_rows_mostly_settle() {
 
 #[test]
 fn race_after_the_cut_takes_the_models_token() {
-    let mut w = Words::new(42);
     let (mut settled, mut left) = (0usize, std::collections::BTreeMap::new());
-    for case in 0..160u32 {
-        let MixedCase {
+    for (
+        case,
+        MixedCase {
             family,
             vocab,
             nchunks,
             x,
             raw,
-        } = mixed_case(case, &mut w);
+        },
+    ) in mixed_cases(42)
+    {
         let p = SamplingParams::new(raw).unwrap();
         let model = tailrace_model::sample_row(&x[..], &LogitBias::None, &p).unwrap();
         match cluster_settle(&x, &p, nchunks) {
@@ -396,16 +407,18 @@ fn race_after_the_cut_takes_the_models_token() {
 
 #[test]
 fn cut_index_in_the_cluster_is_the_models_cut() {
-    let mut w = Words::new(43);
     let (mut found, mut left) = (0usize, std::collections::BTreeMap::new());
-    for case in 0..160u32 {
-        let MixedCase {
+    for (
+        case,
+        MixedCase {
             family,
             vocab,
             nchunks,
             x,
             raw,
-        } = mixed_case(case, &mut w);
+        },
+    ) in mixed_cases(43)
+    {
         let p = SamplingParams::new(raw).unwrap();
         match cluster_cut_index(&x, &p, nchunks) {
             Ok(index) => {
