@@ -1011,7 +1011,10 @@ fn check_segmented_topp(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde
 /// model: the automatic geometry gives them one chunk a row in blocks of
 /// fewer than 256 threads where they take the specialized kernels
 /// (`Geometry::new`), a shape the differential's batches of at most 192
-/// rows never take. None taking it is a failure.
+/// rows never take. None taking it is a failure. The first two batches are
+/// f32 and f16 rows of 131,072 and 140,000 logits, which the top-p
+/// histogram takes in one chunk (its sums of 15-bit pieces, and of 128
+/// bits).
 fn check_large(sampler: &mut Sampler, cli: &Cli) -> Result<(bool, serde_json::Value)> {
     check_generated(
         sampler,
@@ -3281,12 +3284,21 @@ mod tests {
             let b = Batch::generate_large(0x7A11_2ACE, id);
             assert!((397..=2048).contains(&b.rows()));
             let g = Geometry::new(&LaunchOptions::default(), b.rows(), b.vocab, 132).unwrap();
+            // Batch 1's rows (140,000 logits) are longer than small blocks take.
             assert!(
-                g.block_threads < 256,
+                g.block_threads < 256 || id == 1,
                 "batch {id}: {} threads",
                 g.block_threads
             );
             assert_eq!(g.nchunks, 1);
+            if id < 2 {
+                // The f32/f16 top-p histogram's long chunks: 15-bit piece
+                // sums (at most 2^17 elements), then 128-bit sums.
+                assert!(!matches!(b.logits, Typed::Bf16(_)));
+                assert_eq!(g.topp_nchunks, 1);
+                assert!(g.topp_chunk_len > [65536, 131072][id as usize]);
+                assert!(id == 1 || g.topp_chunk_len <= 131072);
+            }
             fast += usize::from(b.specialized());
         }
         assert!(fast > 0, "some batches keep to the specialized kernels");

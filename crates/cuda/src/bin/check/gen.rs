@@ -262,6 +262,15 @@ impl Batch {
             (32769, 1100),
             (16384, 600),
         ]);
+        // The first two batches: f32 and f16 rows that the top-p kernels
+        // take one chunk a row of more than 2^16 elements (the histogram's
+        // 15-bit piece sums up to 2^17, its 128-bit sums beyond), which the
+        // other shapes never reach.
+        let (dtype, (vocab, rows)) = match id {
+            0 => (Dtype::F32, (131072, 400)),
+            1 => (Dtype::F16, (140000, 400)),
+            _ => (dtype, (vocab, rows)),
+        };
         let stride = vocab;
         let mut data = vec![0f32; rows * vocab];
         let mut reqs = Vec::with_capacity(rows);
@@ -471,9 +480,21 @@ fn gen_params(r: &mut Rng, vocab: usize) -> SamplingParams {
     let temperature = if r.chance(0.08) {
         0.0
     } else if r.chance(0.06) {
-        r.pick(&[5e-324, 1e-300, 1e-12, 1e-6, 1e10, 1e300, 1.7e308])
+        // 2^-1022 and 2^1022: the extreme powers of two whose reciprocals
+        // the f32/f16 top-p histogram multiplies by.
+        r.pick(&[
+            5e-324,
+            1e-300,
+            f64::MIN_POSITIVE,
+            1e-12,
+            1e-6,
+            1e10,
+            1e300,
+            4.49423283715579e307,
+            1.7e308,
+        ])
     } else {
-        r.pick(&[0.01, 0.3, 0.7, 1.0, 1.0, 1.0, 1.5, 3.0, 100.0])
+        r.pick(&[0.01, 0.3, 0.5, 0.7, 1.0, 1.0, 1.0, 1.5, 2.0, 3.0, 100.0])
     };
     let top_k = if r.chance(0.6) {
         0
