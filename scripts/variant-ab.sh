@@ -15,7 +15,9 @@
 # mean of the two copies and whether it exceeds the A/A's largest.
 # Environment: VARIANTS (the variants, separated by "|", each
 # `NAME=VALUE;NAME=VALUE` or `opts:...`; required), MODES (default
-# plain,top_p0.9), ROWS (default 1,8,64,256,1024), ITERS (default 100),
+# plain,top_p0.9), ROWS (default 1,8,64,256,1024), DTYPE (the logit type
+# of the ROWS timings, default bf16; B = 256 of the other two is timed
+# too), ITERS (default 100),
 # LIMIT (seconds, default 400), NAME (log folder, default ab). At 100
 # timings a build, ROWS=64,256 with one variant (8 configurations, 3
 # builds) took 146 s on an H200 (run 38, call C); the default rows time 14
@@ -36,5 +38,5 @@ IFS='|' read -r -a vs <<< "$VARIANTS"
 for v in "${vs[@]}"; do args+=(--variant "$v"); done
 check_experiment "${NAME:-ab}" "${LIMIT:-400}" --timing-only --iters "${ITERS:-100}" \
   --variants-only --variant-aa --variant-mode "${MODES:-plain,top_p0.9}" \
-  --variant-rows "${ROWS:-1,8,64,256,1024}" "${args[@]}"
+  --variant-rows "${ROWS:-1,8,64,256,1024}" --variant-dtype "${DTYPE:-bf16}" "${args[@]}"
 grep -E "A/A|A/B" "/tmp/${NAME:-ab}/check.log"

@@ -2532,7 +2532,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     for ((v, _), opts) in runs.iter().zip(&run_opts) {
         let mut plan = Vec::new();
         for (m, vraw) in &modes {
-            let name = format!("exact T=1 {m} [{v}]");
+            let name = format!("exact T={} {m} [{v}]", vraw.temperature);
             for &rows in &cli.variant_rows {
                 plan.push(cfg(&name, vdt, 131072, rows, *vraw, d));
             }
@@ -2720,6 +2720,13 @@ fn grid_mode(mode: &str, profile: NoiseProfile) -> Option<RawParams> {
         "top_k50" => RawParams { top_k: 50, ..plain },
         "top_p0.9" => RawParams {
             top_p: 0.9,
+            ..plain
+        },
+        // Top-p at a temperature whose reciprocal is not exact (the f32/f16
+        // histogram divides by it; at 1.0 it multiplies).
+        "top_p0.9_t0.7" => RawParams {
+            top_p: 0.9,
+            temperature: 0.7,
             ..plain
         },
         "top_k50_top_p0.9" => RawParams {
