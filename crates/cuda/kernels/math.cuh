@@ -144,6 +144,31 @@ __device__ __forceinline__ u64 tr_top_p_mass_inline(double a, double a_max, doub
     return __double2ull_rz(__dmul_rn(tr_exp_nonpositive_inline(y), 0x1p63));
 }
 
+// The exp's constants in the constant bank, so that each operation of
+// tr_top_p_mass_exp reads its constant from there (as immediates, each
+// binary64 constant costs the loop two uniform moves an element).
+__constant__ double tr_exp_const[15] = {
+    TR_EXP_SERIES_0, TR_EXP_SERIES_1, TR_EXP_SERIES_2, TR_EXP_SERIES_3, TR_EXP_SERIES_4,
+    TR_EXP_SERIES_5, TR_EXP_SERIES_6, TR_EXP_SERIES_7, TR_EXP_SERIES_8, TR_EXP_SERIES_9,
+    TR_EXP_SERIES_10, TR_EXP_SERIES_11, TR_INV_LN2, TR_LN2_HI, TR_LN2_LO};
+
+// floor(exp_nonpositive(y) * 2^63) for y in [-44, 0] (the y of an element
+// with a top-p mass, y < -44 having mass 0): there exp_nonpositive's special
+// cases do not arise (y is a number above its underflow), n lies in [-63, 0],
+// so p * 2^n is normal and exact and its product with 2^63 equals p * 2^(n +
+// 63), also exact. The operations that decide the result are
+// tr_top_p_mass_inline's: the same masses, bit for bit.
+__device__ __forceinline__ u64 tr_top_p_mass_exp(double y) {
+    const double n = floor(__fma_rn(y, tr_exp_const[12], 0.5));
+    const double r = __dsub_rn(__dsub_rn(y, __dmul_rn(n, tr_exp_const[13])), __dmul_rn(n, tr_exp_const[14]));
+    double p = tr_exp_const[11];
+#pragma unroll
+    for (int j = 10; j >= 0; j--) p = __fma_rn(p, r, tr_exp_const[j]);
+    p = __fma_rn(__fma_rn(p, r, 1.0), r, 1.0);
+    const i64 e = (i64)__double2int_rz(n) + 63 + 1023;  // 2^(n + 63), n + 63 in [0, 63]
+    return __double2ull_rz(__dmul_rn(p, __longlong_as_double(e << 52)));
+}
+
 // ceil(p * q) exactly, p in (0, 1), q < 2^100.
 __device__ u128 tr_top_p_target(double p, u128 q) {
     u64 bits = (u64)__double_as_longlong(p);

@@ -103,11 +103,14 @@ __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
     return A.topp + (u64)row * TR_TOPP_ROW_U64 + 8 + TR_TOPP_HIST_U64;
 }
 
-// 1: the f32/f16 histogram's element loop evaluates each element's mass
-// with the exp inlined (tr_top_p_mass_inline); 0: as a call (a tuning
-// variant; the same masses).
+// 2: the f32/f16 histogram's element loop evaluates each element's mass
+// in tr_topp_hist_float (tr_top_p_mass_exp: the exp inlined without the
+// special cases its elements never reach, its constants from the constant
+// bank; no branch but the shared additions'); 1: with the exp inlined
+// (tr_top_p_mass_inline), 0: as a call, both in the loop of early returns
+// (tuning variants; the same counts and masses).
 #ifndef TR_TOPP_MASS_INLINE
-#define TR_TOPP_MASS_INLINE 1
+#define TR_TOPP_MASS_INLINE 2
 #endif
 // 1: an f32/f16 histogram block whose chunk holds at most 2^16 elements
 // sums a bin's masses as four 32-bit sums of their 16-bit pieces (native
@@ -119,6 +122,14 @@ __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
 // 461 -> 414; B = 1024 (chunks of 131072) 1679 -> 1724.
 #ifndef TR_TOPP_SUM16
 #define TR_TOPP_SUM16 1
+#endif
+// 1: with TR_TOPP_MASS_INLINE = 2, an f32/f16 histogram block whose chunk
+// holds more than 2^16 and at most 2^17 elements sums a bin's masses as five
+// 32-bit sums of their 15-bit pieces (2^17 pieces below 2^15 cannot wrap;
+// the fifth piece holds bits 60-63) instead of one 128-bit sum (B = 1024 at
+// V = 131072); 0: the 128-bit sum there (a tuning variant; the same sums).
+#ifndef TR_TOPP_SUM15
+#define TR_TOPP_SUM15 1
 #endif
 // 1: the f32/f16 gather tests each element against float bounds of bin b*
 // (tr_topp_bin_bounds) before the exact binary64 bin test; 0: the exact
@@ -302,6 +313,10 @@ __device__ __forceinline__ u32 tr_prmt(u32 a) {
 // address add in one step).
 __device__ __forceinline__ void tr_red_shared_inc(u32 addr) {
     asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
+}
+// v added to the u32 at a shared address (no result).
+__device__ __forceinline__ void tr_red_shared_add(u32 addr, u32 v) {
+    asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 // The entries of the two bf16 values of word w (low half first): branch-free,
 // 16-bit SIMD. Elements of the row (<= a_max, -inf included) only.
@@ -2227,6 +2242,71 @@ __device__ __forceinline__ void tr_topp_tail_done(const SampleArgs& A) {
     if (DT == 1 && A.topp_late) tr_grid_trigger();
 }
 
+// 1/t where it is exact (t a power of two whose reciprocal is a normal
+// number: 2^-1022 <= t <= 2^1022), else 0. Where it is exact, d * (1/t) and
+// d / t are the rounding of the same real number, so __dmul_rn(d, 1/t) ==
+// __ddiv_rn(d, t) for every d, subnormal results included.
+__device__ __forceinline__ double tr_exact_reciprocal(double t) {
+    const u64 b = (u64)__double_as_longlong(t);
+    const u32 ex = (u32)(b >> 52) & 0x7ffu;
+    if ((b & 0x000fffffffffffffULL) != 0 || (b >> 63) != 0 || ex < 1 || ex > 2045) return 0.0;
+    return __longlong_as_double((i64)(2046u - ex) << 52);
+}
+
+// The f32/f16 histogram's element loop (TR_TOPP_MASS_INLINE = 2): each
+// element's bin and mass without a branch but the one around its shared
+// additions, and the mass's division a multiplication where 1/t is exact
+// (rt != 0; a uniform branch). An element is counted where it is finite,
+// passes min-p, lies in a bin and has a mass, as in the loop of
+// TR_TOPP_MASS_INLINE = 1 (the same counts and sums):
+// - an element of -inf has d = inf, so its bin is TR_TOPP_BINS and y =
+//   -inf, so its mass is 0;
+// - the bin is tr_topp_bin's, with the truncation moved after the
+//   comparison (z < TR_TOPP_BINS ? z : TR_TOPP_BINS, a NaN z going to
+//   TR_TOPP_BINS either way);
+// - min-p's test reads a - a_max, which is also the mass's numerator;
+// - the mass: tr_top_p_mass_exp of y raised to -44 (so that every lane
+//   evaluates the same path), set to 0 where y < -44, as tr_top_p_mass does.
+template <int DT, int PIECES>
+__device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row, u32 chunk, double a_max,
+                                                   double t, double rt, double scale, bool minp_on,
+                                                   double mthr, u32* h_bins, u64* h_sum) {
+    // Shared byte addresses (PIECES sums of 16-bit (4) or 15-bit (5) pieces
+    // of the masses, TR_TOPP_BINS words a piece, in h_sum's room; 0: a
+    // 128-bit sum a bin, low words then high words), computed once.
+    const u32 s_cnt = (u32)__cvta_generic_to_shared(h_bins);
+    const u32 s_p16 = (u32)__cvta_generic_to_shared(h_sum);
+    u64* const h_lo = h_sum;
+    u64* const h_hi = h_sum + TR_TOPP_BINS;
+    tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
+        const double a = (double)x;
+        const double d = __dsub_rn(a_max, a);
+        const double z = __dmul_rn(d, scale);
+        const u32 b = d == 0.0 ? 0u : (u32)(z < (double)TR_TOPP_BINS ? z : (double)TR_TOPP_BINS);
+        const double num = __dsub_rn(a, a_max);
+        const double y = rt != 0.0 ? __dmul_rn(num, rt) : __ddiv_rn(num, t);
+        const bool has_mass = y >= -44.0;
+        const u64 m = tr_top_p_mass_exp(has_mass ? y : -44.0);
+        const bool keep = x > tr_fninf() && (!minp_on || num >= mthr) && b < TR_TOPP_BINS && has_mass && m != 0;
+        if (!keep) return;
+        tr_red_shared_inc(s_cnt + 4 * b);
+        if constexpr (PIECES != 0) {
+            // Pieces of 16 bits over at most 2^16 elements, or of 15 bits
+            // over at most 2^17: each sum < 2^32.
+            constexpr u32 W = PIECES == 4 ? 16u : 15u;
+            const u32 pb = s_p16 + 4 * b;
+#pragma unroll
+            for (u32 k = 0; k < (u32)PIECES; k++)
+                tr_red_shared_add(pb + 4 * k * TR_TOPP_BINS, (u32)((m >> (W * k)) & ((1ull << W) - 1)));
+        } else {
+            tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
+        }
+    });
+}
+
+// The f32/f16 histogram's mass sums in 32-bit words: two u64 a bin, or
+// five 32-bit piece sums a bin with TR_TOPP_SUM15.
+#define TR_TOPP_HSUM_WORDS ((TR_TOPP_SUM15 && TR_TOPP_MASS_INLINE == 2 ? 5u : 4u) * TR_TOPP_BINS)
 // STAGE: the build of tr_topp_hist_stage_bf16, which the host launches for
 // batches without a first pass whose chunks it stages (launch::topp_stages);
 // the other kernels have none of the staging's code (with it, the count
@@ -2240,8 +2320,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // shared memory (tr_topp_tables).
     __shared__ u32 h_bins[VALUES ? 1 : NB + 1];
     // f32/f16 rows: each bin's mass sum, low words then high words (or,
-    // with TR_TOPP_SUM16, four 32-bit sums of 16-bit pieces in that room).
-    __shared__ u64 h_sum[VALUES ? 1 : 2 * TR_TOPP_BINS];
+    // with TR_TOPP_SUM16 or TR_TOPP_SUM15, 32-bit sums of pieces in that
+    // room: TR_TOPP_HSUM_WORDS words).
+    __shared__ u64 h_sum[VALUES ? 1 : TR_TOPP_HSUM_WORDS / 2];
     u64* const h_lo = h_sum;
     u64* const h_hi = h_sum + (VALUES ? 0 : TR_TOPP_BINS);
     __shared__ float s_mid[VALUES ? TR_TOPP_MIDCAP : 1];  // middle-bin values of the chunk
@@ -2636,42 +2717,60 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         tr_phase_print("tr_phase_hist");
     } else {
         const double scale = tr_topp_scale(t);
-        // TR_TOPP_SUM16: the four piece sums in h_lo and h_hi's room.
+        // The bins' mass sums: four 32-bit sums of 16-bit pieces in h_sum's
+        // room (TR_TOPP_SUM16, chunks of at most 2^16 elements), five of
+        // 15-bit pieces (TR_TOPP_SUM15, at most 2^17), else a 128-bit sum.
         const bool sum16 = TR_TOPP_SUM16 && A.chunk_len <= 65536u;
-        u32* const p16 = (u32*)h_sum;  // 4 * TR_TOPP_BINS words in 2 * TR_TOPP_BINS u64
-        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-            h_bins[b] = 0;
-            h_lo[b] = 0;
-            h_hi[b] = 0;
-        }
+        const u32 pieces = sum16                                                                ? 4u
+                           : TR_TOPP_SUM15 && TR_TOPP_MASS_INLINE == 2 && A.chunk_len <= 131072u ? 5u
+                                                                                                : 0u;
+        u32* const p16 = (u32*)h_sum;  // the piece sums, TR_TOPP_BINS words a piece
+        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) h_bins[b] = 0;
+        for (u32 w = threadIdx.x; w < TR_TOPP_HSUM_WORDS; w += blockDim.x) p16[w] = 0;
         __syncthreads();
-        tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
-            if (!(x > tr_fninf())) return;
-            const double a = (double)x;
-            if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
-            const u32 b = tr_topp_bin(a, a_max, scale);
-            if (b >= TR_TOPP_BINS) return;
-            const u64 m = TR_TOPP_MASS_INLINE ? tr_top_p_mass_inline(a, a_max, t) : tr_top_p_mass(a, a_max, t);
-            if (m == 0) return;
-            atomicAdd(&h_bins[b], 1u);
-            if (sum16) {
-                // Pieces of 16 bits, at most 2^16 elements: each sum < 2^32.
-                atomicAdd(&p16[b], (u32)(m & 0xffffu));
-                atomicAdd(&p16[TR_TOPP_BINS + b], (u32)((m >> 16) & 0xffffu));
-                atomicAdd(&p16[2 * TR_TOPP_BINS + b], (u32)((m >> 32) & 0xffffu));
-                atomicAdd(&p16[3 * TR_TOPP_BINS + b], (u32)(m >> 48));
+        if (TR_TOPP_MASS_INLINE == 2) {
+            const double rt = tr_exact_reciprocal(t);
+            const bool mp = min_p > 0.0;
+            if (pieces == 4) {
+                tr_topp_hist_float<DT, 4>(A, row, chunk, a_max, t, rt, scale, mp, mthr, h_bins, h_sum);
+            } else if (pieces == 5) {
+                tr_topp_hist_float<DT, 5>(A, row, chunk, a_max, t, rt, scale, mp, mthr, h_bins, h_sum);
             } else {
-                tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
+                tr_topp_hist_float<DT, 0>(A, row, chunk, a_max, t, rt, scale, mp, mthr, h_bins, h_sum);
             }
-        });
+        } else {
+            tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
+                if (!(x > tr_fninf())) return;
+                const double a = (double)x;
+                if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
+                const u32 b = tr_topp_bin(a, a_max, scale);
+                if (b >= TR_TOPP_BINS) return;
+                const u64 m = TR_TOPP_MASS_INLINE ? tr_top_p_mass_inline(a, a_max, t)
+                                                  : tr_top_p_mass(a, a_max, t);
+                if (m == 0) return;
+                atomicAdd(&h_bins[b], 1u);
+                if (sum16) {
+                    // Pieces of 16 bits, at most 2^16 elements: each sum < 2^32.
+                    u32* const pb = p16 + b;  // one address, the pieces at fixed offsets
+                    atomicAdd(pb, (u32)(m & 0xffffu));
+                    atomicAdd(pb + TR_TOPP_BINS, (u32)((m >> 16) & 0xffffu));
+                    atomicAdd(pb + 2 * TR_TOPP_BINS, (u32)((m >> 32) & 0xffffu));
+                    atomicAdd(pb + 3 * TR_TOPP_BINS, (u32)(m >> 48));
+                } else {
+                    tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m);
+                }
+            });
+        }
         __syncthreads();
         ToppBin* bins = tr_topp_bins(A, row);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
             if (h_bins[b] == 0) continue;
-            const u128 v = sum16 ? (u128)p16[b] + ((u128)p16[TR_TOPP_BINS + b] << 16) +
-                                       ((u128)p16[2 * TR_TOPP_BINS + b] << 32) +
-                                       ((u128)p16[3 * TR_TOPP_BINS + b] << 48)
-                                 : ((u128)h_hi[b] << 64) | (u128)h_lo[b];
+            u128 v = ((u128)h_hi[b] << 64) | (u128)h_lo[b];
+            if (pieces != 0) {
+                const u32 w = pieces == 4 ? 16u : 15u;
+                v = 0;
+                for (u32 k = 0; k < pieces; k++) v += (u128)p16[k * TR_TOPP_BINS + b] << (w * k);
+            }
             tr_atomic_add128(&bins[b].lo, &bins[b].hi, v);
         }
         if (!tr_topp_last(A, &R->arrive_hist)) return;

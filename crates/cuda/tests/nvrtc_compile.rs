@@ -81,7 +81,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// multiplied keys and generic atomics `TR_TOPP_LEAN_COUNT=0`, the cut's
 /// whole-list ranks and walk `TR_TOPP_CUT_SPLIT=0`), the select's loop rolled
 /// (`TR_TOPP_SELECT_UNROLL=1`), the f32/f16 top-p loops before run 29 (the
-/// mass as a call `TR_TOPP_MASS_INLINE=0`, one 128-bit sum a bin
+/// mass as a call `TR_TOPP_MASS_INLINE=0`, with the loop of early returns
+/// of run 43 and before `TR_TOPP_MASS_INLINE=1`, one 128-bit sum a bin
 /// `TR_TOPP_SUM16=0`, the gather without float bounds
 /// `TR_TOPP_GATHER_PREFILTER=0`), the bf16 histogram's staging and cluster
 /// select before run 30 (4 units or none staged `TR_TOPP_STAGE=4`, `=0`;
@@ -130,6 +131,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_SELECT_UNROLL=1",
         "TR_TOPP_CUT_SPLIT=0",
         "TR_TOPP_MASS_INLINE=0",
+        "TR_TOPP_MASS_INLINE=1",
         "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
         "TR_TOPP_STAGE=4",
