@@ -123,6 +123,16 @@ __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
 #ifndef TR_TOPP_SUM16
 #define TR_TOPP_SUM16 1
 #endif
+// With TR_TOPP_MASS_INLINE = 2, the shortest chunk that takes
+// tr_topp_hist_float; shorter ones take the loop of TR_TOPP_MASS_INLINE = 1.
+// Run 44 (H100, f32 top-p 0.9 per call): with the new loop for every chunk,
+// B = 8 (chunks of about 2,000 elements) ran 8.9 us slower than the old
+// loop; the gate at 16,384 took 5.5 of them back and left B = 64 (chunks of
+// 16,384) within the A/A. 0: the new loop everywhere (the old one compiled
+// out; a tuning variant).
+#ifndef TR_TOPP_LEAN_MIN
+#define TR_TOPP_LEAN_MIN 16384u
+#endif
 // 1: with TR_TOPP_MASS_INLINE = 2, an f32/f16 histogram block whose chunk
 // holds more than 2^16 and at most 2^17 elements sums a bin's masses as five
 // 32-bit sums of their 15-bit pieces (2^17 pieces below 2^15 cannot wrap;
@@ -2721,14 +2731,19 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // room (TR_TOPP_SUM16, chunks of at most 2^16 elements), five of
         // 15-bit pieces (TR_TOPP_SUM15, at most 2^17), else a 128-bit sum.
         const bool sum16 = TR_TOPP_SUM16 && A.chunk_len <= 65536u;
-        const u32 pieces = sum16                                                                ? 4u
-                           : TR_TOPP_SUM15 && TR_TOPP_MASS_INLINE == 2 && A.chunk_len <= 131072u ? 5u
-                                                                                                : 0u;
+#if TR_TOPP_LEAN_MIN == 0
+        const bool lean = TR_TOPP_MASS_INLINE == 2;  // (no comparison of a u32 with 0 to warn about)
+#else
+        const bool lean = TR_TOPP_MASS_INLINE == 2 && A.chunk_len >= TR_TOPP_LEAN_MIN;
+#endif
+        const u32 pieces = sum16                                               ? 4u
+                           : TR_TOPP_SUM15 && lean && A.chunk_len <= 131072u ? 5u
+                                                                               : 0u;
         u32* const p16 = (u32*)h_sum;  // the piece sums, TR_TOPP_BINS words a piece
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) h_bins[b] = 0;
         for (u32 w = threadIdx.x; w < TR_TOPP_HSUM_WORDS; w += blockDim.x) p16[w] = 0;
         __syncthreads();
-        if (TR_TOPP_MASS_INLINE == 2) {
+        if (lean) {
             const double rt = tr_exact_reciprocal(t);
             const bool mp = min_p > 0.0;
             if (pieces == 4) {
@@ -2826,6 +2841,14 @@ __device__ void tr_topp_walk(const SampleArgs& A, u32 row, const u64* key, const
         }
         const u128 incl = tr_warp_scan_u128(sum);
         const u128 excl = incl - sum;
+#ifdef TR_TOPP_WALK_DIAG
+        // Diagnostics only: a walk whose list's masses do not reach r (the
+        // row then goes to the filter fallback).
+        if (lane == 31 && incl < r)
+            printf("tr_walk_short row %u n %u r %llu:%llu list %llu:%llu bstar %u\n", row, n,
+                   (unsigned long long)(u64)(r >> 64), (unsigned long long)(u64)r,
+                   (unsigned long long)(u64)(incl >> 64), (unsigned long long)(u64)incl, tr_topp_state(A, row)->bstar);
+#endif
         if (excl < r && incl >= r) {
             u128 before = excl;
             for (u32 q = 0; q < per; q++) {
@@ -2855,10 +2878,27 @@ __device__ void tr_topp_walk(const SampleArgs& A, u32 row, const u64* key, const
 #ifndef TR_TOPP_RANK_SLICE
 #define TR_TOPP_RANK_SLICE 32u
 #endif
+// The longest list the cut sorts by ranks (at most TR_TOPP_CAP / 2); a
+// longer one takes the bitonic sort. Above TR_TOPP_CAP / 4 the sorted
+// masses go to the keys' first half (the ranks sit in the masses' upper
+// quarter). Run 44 tried TR_TOPP_CAP / 2 (an f32 row's bin b* holds about
+// 900 elements at B = 256, whose bitonic sort took 37 us on an H100): the
+// ranks of 900 keys took longer, f32 top-p 0.9 per call +115 us at B = 256
+// and +30 at B = 1 (a tuning variant; the same cut).
+#ifndef TR_TOPP_RANK_MAX
+#define TR_TOPP_RANK_MAX (TR_TOPP_CAP / 4)
+#endif
+static_assert(TR_TOPP_RANK_MAX <= TR_TOPP_CAP / 2, "the ranks and the sorted keys fit beside the list");
+// 1: an f32/f16 gather block collects its elements of b* in shared memory
+// and appends them to the row's list with one global atomic; 0: one global
+// atomic an element (a tuning variant; the same list, in another order,
+// which the cut sorts).
+#ifndef TR_TOPP_GATHER_STAGE
+#define TR_TOPP_GATHER_STAGE 1
+#endif
 // The cut inside bin b* (the row's last gather block): sorts the bin's list by
 // rank and walks it to the first position where the running mass reaches r.
-__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
-    __shared__ u64 key[TR_TOPP_CAP], mass[TR_TOPP_CAP];
+__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key, u64* mass) {
     ToppRow* R = tr_topp_state(A, row);
     const u32 n = __ldcg(&R->count);
     const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
@@ -2868,6 +2908,9 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
         R->count = 0;  // ready for the next call
         R->active = 0;
     }
+#ifdef TR_TOPP_WALK_DIAG
+    if (threadIdx.x == 0 && n > TR_TOPP_CAP) printf("tr_walk_cap row %u n %u\n", row, n);
+#endif
     if (n > TR_TOPP_CAP) return;  // the filter kernel takes the row (pad0 stays 0)
     u32 p2 = 1;
     while (p2 < n) p2 <<= 1;
@@ -2881,7 +2924,7 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
     // Sorted by rank key, descending (keys are distinct): a short list by
     // counting each key's rank (no barrier per step), placed after the input;
     // a long one by a bitonic sort in place.
-    if (n > TR_TOPP_CAP / 4) {
+    if (n > TR_TOPP_RANK_MAX) {
         tr_topp_bitonic(key, mass, p2);
         tr_topp_walk(A, row, key, mass, n, r);
         return;
@@ -2925,18 +2968,29 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row) {
         return;
     }
     const u32 base = TR_TOPP_CAP / 2;
-    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-        key[base + rank[j]] = key[j];
-        mass[base + rank[j]] = mass[j];
+    if (n <= TR_TOPP_CAP / 4) {
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            key[base + rank[j]] = key[j];
+            mass[base + rank[j]] = mass[j];
+        }
+        __syncthreads();
+        tr_topp_walk(A, row, key + base, mass + base, n, r);
+        return;
     }
+    // Longer lists: the sorted masses would cover the ranks, so the keys go
+    // to their upper half first, then the masses to the keys' first half.
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) key[base + rank[j]] = key[j];
     __syncthreads();
-    tr_topp_walk(A, row, key + base, mass + base, n, r);
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) key[rank[j]] = mass[j];
+    __syncthreads();
+    tr_topp_walk(A, row, key + base, key, n, r);
 }
 
 // The elements of bin b* in one chunk, into the row's list.
 template <int DT>
 __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 row, u32 chunk,
-                                                     const RowState& st, ToppRow* R) {
+                                                     const RowState& st, ToppRow* R, u64* s_key,
+                                                     u64* s_mass) {
     const u32 bstar = R->bstar;
     const double t = A.temperature[row], min_p = A.min_p[row];
     const double a_max = st.a_max;
@@ -3013,6 +3067,14 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
         const double scale = tr_topp_scale(t);
         float xlo = tr_fninf(), xhi = -tr_fninf();
         if (TR_TOPP_GATHER_PREFILTER) tr_topp_bin_bounds(bstar, a_max, scale, xlo, xhi);
+        // TR_TOPP_GATHER_STAGE: the block's elements of b* in s_key and
+        // s_mass (the cut's arrays, free until the cut), counted in s_n,
+        // then appended to the row's list with one global atomic.
+        __shared__ u32 s_n, s_base;
+        if (TR_TOPP_GATHER_STAGE) {
+            if (threadIdx.x == 0) s_n = 0;
+            __syncthreads();
+        }
         tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
             if (!(x >= xlo && x <= xhi)) return;  // not in b* (nor NaN)
             if (!(x > tr_fninf())) return;
@@ -3020,8 +3082,33 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
             if (min_p > 0.0 && !(__dsub_rn(a, a_max) >= mthr)) return;
             if (tr_topp_bin(a, a_max, scale) != bstar) return;
             const u64 m = tr_top_p_mass(a, a_max, t);
-            if (m != 0) push(x, i, m);
+            if (m == 0) return;
+            if (!TR_TOPP_GATHER_STAGE) {
+                push(x, i, m);
+                return;
+            }
+            const u32 slot = atomicAdd(&s_n, 1u);
+            if (slot < TR_TOPP_CAP) {
+                s_key[slot] = ((u64)tr_fkey(__fadd_rn(x, 0.0f)) << 32) | (u64)(~i);
+                s_mass[slot] = m;
+            }
         });
+        if (TR_TOPP_GATHER_STAGE) {
+            __syncthreads();
+            const u32 nb = s_n;  // the block's true count: over TR_TOPP_CAP, so is the row's
+            if (nb != 0) {
+                if (threadIdx.x == 0) s_base = atomicAdd(&R->count, nb);
+                __syncthreads();
+                const u32 b0 = s_base;
+                for (u32 j = threadIdx.x; j < min(nb, (u32)TR_TOPP_CAP); j += blockDim.x) {
+                    if (b0 + j < TR_TOPP_CAP) {
+                        list[2 * (b0 + j)] = s_key[j];
+                        list[2 * (b0 + j) + 1] = s_mass[j];
+                    }
+                }
+            }
+            __syncthreads();  // s_key and s_mass are the cut's next
+        }
     }
 }
 
@@ -3050,17 +3137,24 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     ToppRow* R = tr_topp_state(A, row);
     // Every block reads `active` before it arrives; the last one resets it.
     const bool active = R->active != 0;
-    if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R);
+    // The cut's list, sorted in the row's last block; before that, an
+    // f32/f16 block's staged elements of b* (TR_TOPP_GATHER_STAGE).
+    __shared__ u64 s_key[TR_TOPP_CAP], s_mass[TR_TOPP_CAP];
+    if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R, s_key, s_mass);
     tr_phase(1);
     if (!tr_topp_last(A, &R->arrive_gather)) {
         tr_phase_print("tr_phase_gather");
         return;
     }
     tr_phase(6);
-    if (active) tr_topp_cut(A, row);
+    if (active) tr_topp_cut(A, row, s_key, s_mass);
     __syncthreads();
     tr_phase(7);
     tr_topp_tail_done<DT>(A);
+#ifdef TR_TOPP_WALK_DIAG
+    if (threadIdx.x == 0 && *(volatile u32*)&A.rowstate[row].pad0 != 1)
+        printf("tr_gather_fallback row %u active %u\n", row, (u32)active);
+#endif
     if (*(volatile u32*)&A.rowstate[row].pad0 != 1) tr_topp_fallback<DT>(A, row, st);
     tr_phase(8);
     tr_phase_print("tr_phase_gather");

@@ -82,7 +82,13 @@ fn precompiled_builds_match_their_own_compilation() {
 /// whole-list ranks and walk `TR_TOPP_CUT_SPLIT=0`), the select's loop rolled
 /// (`TR_TOPP_SELECT_UNROLL=1`), the f32/f16 top-p loops before run 29 (the
 /// mass as a call `TR_TOPP_MASS_INLINE=0`, with the loop of early returns
-/// of run 43 and before `TR_TOPP_MASS_INLINE=1`, one 128-bit sum a bin
+/// of run 43 and before `TR_TOPP_MASS_INLINE=1`, the new loop for chunks of
+/// every length `TR_TOPP_LEAN_MIN=0u`, the gather's diagnostics of run 44
+/// (`TR_TOPP_WALK_DIAG=1`), the 128-bit sums of chunks
+/// of up to 2^17 elements `TR_TOPP_SUM15=0`, the f32/f16 gather's global
+/// atomic an element `TR_TOPP_GATHER_STAGE=0` and the cut's ranks of lists
+/// up to 1,024 elements, refuted in run 44 `TR_TOPP_RANK_MAX=1024u`, one
+/// 128-bit sum a bin
 /// `TR_TOPP_SUM16=0`, the gather without float bounds
 /// `TR_TOPP_GATHER_PREFILTER=0`), the bf16 histogram's staging and cluster
 /// select before run 30 (4 units or none staged `TR_TOPP_STAGE=4`, `=0`;
@@ -132,6 +138,11 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_CUT_SPLIT=0",
         "TR_TOPP_MASS_INLINE=0",
         "TR_TOPP_MASS_INLINE=1",
+        "TR_TOPP_SUM15=0",
+        "TR_TOPP_LEAN_MIN=0u",
+        "TR_TOPP_WALK_DIAG=1",
+        "TR_TOPP_GATHER_STAGE=0",
+        "TR_TOPP_RANK_MAX=1024u",
         "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
         "TR_TOPP_STAGE=4",

@@ -20,30 +20,36 @@ fn lean_masses_and_exact_reciprocals_match_the_spec_operations() {
     let here = dir.join("tests/topp_mass_lean");
     let mut cpp = std::fs::read_to_string(here.join("harness.cpp")).unwrap();
     cpp.push_str(&tailrace_cuda::kernels::prelude());
-    cpp.push_str(host_cpp::section(
-        &common,
-        "common.cuh",
-        "// 2^n as binary64",
-        "// ---- Philox4x32-10",
-    ));
-    cpp.push_str(host_cpp::section(
-        &math,
-        "math.cuh",
-        "// x * 2^n for n in [-1100, 1023].",
-        "// CUDA/libdevice logf",
-    ));
-    cpp.push_str(host_cpp::section(
-        &math,
-        "math.cuh",
-        "// floor(exp((a - a_max) / T) * 2^63).",
-        "// ceil(p * q) exactly",
-    ));
-    cpp.push_str(host_cpp::section(
-        &topp,
-        "topp.cu",
-        "// 1/t where it is exact",
-        "// The f32/f16 histogram's element loop",
-    ));
+    // The pieces the harness needs, each cut out by its first and last lines.
+    let pieces = [
+        (
+            &common,
+            "common.cuh",
+            "// 2^n as binary64",
+            "// ---- Philox4x32-10",
+        ),
+        (
+            &math,
+            "math.cuh",
+            "// x * 2^n for n in [-1100, 1023].",
+            "// CUDA/libdevice logf",
+        ),
+        (
+            &math,
+            "math.cuh",
+            "// floor(exp((a - a_max) / T) * 2^63).",
+            "// ceil(p * q) exactly",
+        ),
+        (
+            &topp,
+            "topp.cu",
+            "// 1/t where it is exact",
+            "// The f32/f16 histogram's element loop",
+        ),
+    ];
+    for (src, file, start, end) in pieces {
+        cpp.push_str(host_cpp::section(src, file, start, end));
+    }
     cpp.push_str(&std::fs::read_to_string(here.join("main.cpp")).unwrap());
     let run = host_cpp::build_and_run(
         "topp_mass_lean",
