@@ -106,9 +106,9 @@ __device__ __forceinline__ u64* tr_topp_list(const SampleArgs& A, u32 row) {
 // 2: the f32/f16 histogram's element loop evaluates each element's mass
 // in tr_topp_hist_float (tr_top_p_mass_exp: the exp inlined without the
 // special cases its elements never reach, its constants from the constant
-// bank; no branch but the shared additions'); 1: with the exp inlined
-// (tr_top_p_mass_inline), 0: as a call, both in the loop of early returns
-// (tuning variants; the same counts and masses).
+// bank; no branch but the one around the shared additions); 1: with the
+// exp inlined (tr_top_p_mass_inline), 0: as a call, both in the loop of
+// early returns (tuning variants; the same counts and masses).
 #ifndef TR_TOPP_MASS_INLINE
 #define TR_TOPP_MASS_INLINE 2
 #endif
