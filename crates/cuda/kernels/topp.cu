@@ -2317,6 +2317,16 @@ __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row,
 // The f32/f16 histogram's mass sums in 32-bit words: two u64 a bin, or
 // five 32-bit piece sums a bin with TR_TOPP_SUM15.
 #define TR_TOPP_HSUM_WORDS ((TR_TOPP_SUM15 && TR_TOPP_MASS_INLINE == 2 ? 5u : 4u) * TR_TOPP_BINS)
+// 1: the f32/f16 mass sums in dynamic shared memory, as much as the launch
+// gives (launch::topp_float_hist_smem: five pieces' room for chunks of 2^16
+// to 2^17 elements, else four), so that a launch whose chunks take four
+// pieces or a 128-bit sum leaves the fifth piece's 4 KiB to the L1 cache
+// (run 44 timed that static room at 4-6 us a call at B <= 256); five pieces
+// only where the room holds them. 0: TR_TOPP_HSUM_WORDS words of static
+// shared memory (a tuning variant; the same sums).
+#ifndef TR_TOPP_SUM_DYN
+#define TR_TOPP_SUM_DYN 1
+#endif
 // STAGE: the build of tr_topp_hist_stage_bf16, which the host launches for
 // batches without a first pass whose chunks it stages (launch::topp_stages);
 // the other kernels have none of the staging's code (with it, the count
@@ -2332,7 +2342,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // f32/f16 rows: each bin's mass sum, low words then high words (or,
     // with TR_TOPP_SUM16 or TR_TOPP_SUM15, 32-bit sums of pieces in that
     // room: TR_TOPP_HSUM_WORDS words).
-    __shared__ u64 h_sum[VALUES ? 1 : TR_TOPP_HSUM_WORDS / 2];
+    __shared__ u64 h_sum_static[VALUES || TR_TOPP_SUM_DYN ? 1 : TR_TOPP_HSUM_WORDS / 2];
+    extern __shared__ u64 tr_dyn_smem[];
+    u64* const h_sum = !VALUES && TR_TOPP_SUM_DYN ? tr_dyn_smem : h_sum_static;
     u64* const h_lo = h_sum;
     u64* const h_hi = h_sum + (VALUES ? 0 : TR_TOPP_BINS);
     __shared__ float s_mid[VALUES ? TR_TOPP_MIDCAP : 1];  // middle-bin values of the chunk
@@ -2736,12 +2748,14 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
 #else
         const bool lean = TR_TOPP_MASS_INLINE == 2 && A.chunk_len >= TR_TOPP_LEAN_MIN;
 #endif
-        const u32 pieces = sum16                                               ? 4u
-                           : TR_TOPP_SUM15 && lean && A.chunk_len <= 131072u ? 5u
-                                                                               : 0u;
+        const bool room5 = !TR_TOPP_SUM_DYN || tr_dyn_smem_bytes() >= 5u * 4u * TR_TOPP_BINS;
+        const u32 pieces = sum16                                                        ? 4u
+                           : TR_TOPP_SUM15 && lean && A.chunk_len <= 131072u && room5 ? 5u
+                                                                                        : 0u;
         u32* const p16 = (u32*)h_sum;  // the piece sums, TR_TOPP_BINS words a piece
+        const u32 words = TR_TOPP_SUM_DYN ? (pieces == 5 ? 5u : 4u) * TR_TOPP_BINS : TR_TOPP_HSUM_WORDS;
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) h_bins[b] = 0;
-        for (u32 w = threadIdx.x; w < TR_TOPP_HSUM_WORDS; w += blockDim.x) p16[w] = 0;
+        for (u32 w = threadIdx.x; w < words; w += blockDim.x) p16[w] = 0;
         __syncthreads();
         if (lean) {
             const double rt = tr_exact_reciprocal(t);
@@ -2896,9 +2910,147 @@ static_assert(TR_TOPP_RANK_MAX <= TR_TOPP_CAP / 2, "the ranks and the sorted key
 #ifndef TR_TOPP_GATHER_STAGE
 #define TR_TOPP_GATHER_STAGE 1
 #endif
+// 1 (with TR_TOPP_GATHER_STAGE): the f32/f16 gather's loop stages the
+// elements inside b*'s float bounds by key, and tests the bin and min-p and
+// computes the masses after the loop; 0: inside the loop (a tuning variant;
+// the same list, in another order, and the same cut; a block staging more
+// than TR_TOPP_CAP elements sends the row over the cap, where the filter
+// kernel's selection gives the same cut).
+#ifndef TR_TOPP_GATHER_LATE
+#define TR_TOPP_GATHER_LATE 1
+#endif
+// 1: the cut of a list longer than TR_TOPP_RADIX_MIN elements is a radix
+// selection over its keys (tr_topp_cut_radix), no sort; 0: such a list is
+// sorted by ranks or by the bitonic sort and walked (a tuning variant; the
+// same cut).
+#ifndef TR_TOPP_CUT_RADIX
+#define TR_TOPP_CUT_RADIX 1
+#endif
+#ifndef TR_TOPP_RADIX_MIN
+#define TR_TOPP_RADIX_MIN 64u
+#endif
+// The radix cut's shared state: a round's buckets and what the next round
+// takes.
+struct CutRadix {
+    u64 lo[256], hi[256];      // a bucket's masses: the sums of their low and high 32 bits
+    u64 kmin[256], kmax[256];  // a bucket's least and greatest key (~0 and 0: empty)
+    u64 cmin, cmax;            // the candidates: the keys in [cmin, cmax]
+    u64 r_lo, r_hi;            // the mass still needed among them
+    u32 state;                 // 0: another round; 1: cut recorded; 2: no cut
+};
+// The walk's element without a sort: the first element in descending key
+// order at which the running mass reaches r. A round buckets the candidates
+// (at first every key of the list) by the 8 bits from the highest bit where
+// the least and the greatest candidate differ (the bits above it they
+// share), summing each bucket's masses and noting its least and greatest
+// key. One warp then finds, in descending bucket order, the first nonempty
+// bucket where the running mass reaches r: it holds the walk's element, its
+// keys are the next round's candidates, and r less the masses of the buckets
+// above it is the next round's r. A bucket of one key is the cut. The keys
+// are distinct, so every round with two or more candidates splits them and
+// at most eight rounds run. Integer sums only: the order of the shared
+// additions does not matter. Where the list's masses do not reach r, no cut
+// is recorded (as after the walk). Every thread of the block calls it.
+__device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, const u64* key,
+                                               const u64* mass, u32 n, u128 r, CutRadix& S) {
+    const u32 lane = threadIdx.x & 31;
+    u64 mn = ~0ULL, mx = 0;
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        const u64 k = key[j];
+        mn = k < mn ? k : mn;
+        mx = k > mx ? k : mx;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const u64 omn = __shfl_xor_sync(TR_FULL, (unsigned long long)mn, off);
+        const u64 omx = __shfl_xor_sync(TR_FULL, (unsigned long long)mx, off);
+        mn = omn < mn ? omn : mn;
+        mx = omx > mx ? omx : mx;
+    }
+    if (threadIdx.x == 0) {
+        S.cmin = ~0ULL;
+        S.cmax = 0;
+        S.r_lo = (u64)r;
+        S.r_hi = (u64)(r >> 64);
+        S.state = 0;
+    }
+    __syncthreads();
+    if (lane == 0) {
+        atomicMin((unsigned long long*)&S.cmin, (unsigned long long)mn);
+        atomicMax((unsigned long long*)&S.cmax, (unsigned long long)mx);
+    }
+    for (;;) {
+        for (u32 d = threadIdx.x; d < 256; d += blockDim.x) {
+            S.lo[d] = 0;
+            S.hi[d] = 0;
+            S.kmin[d] = ~0ULL;
+            S.kmax[d] = 0;
+        }
+        __syncthreads();
+        const u64 cmin = S.cmin, cmax = S.cmax;
+        const u64 diff = cmin ^ cmax;
+        const int h = diff != 0 ? 63 - __clzll((long long)diff) : 0;
+        const int sh = h > 7 ? h - 7 : 0;
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u64 k = key[j];
+            if (k < cmin || k > cmax) continue;
+            const u32 d = (u32)(k >> sh) & 255u;
+            const u64 m = mass[j];
+            atomicAdd((unsigned long long*)&S.lo[d], (unsigned long long)(m & 0xffffffffULL));
+            atomicAdd((unsigned long long*)&S.hi[d], (unsigned long long)(m >> 32));
+            atomicMin((unsigned long long*)&S.kmin[d], (unsigned long long)k);
+            atomicMax((unsigned long long*)&S.kmax[d], (unsigned long long)k);
+        }
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            // Lane L holds buckets 255 - 8L down to 248 - 8L.
+            u128 sum = 0;
+            bool any = false;
+#pragma unroll
+            for (u32 q = 0; q < 8; q++) {
+                const u32 d = 255u - 8u * lane - q;
+                sum += ((u128)S.hi[d] << 32) + (u128)S.lo[d];
+                any = any || S.kmin[d] <= S.kmax[d];
+            }
+            const u128 incl = tr_warp_scan_u128(sum);
+            const u128 rr = ((u128)S.r_hi << 64) | (u128)S.r_lo;
+            const u32 hit = __ballot_sync(TR_FULL, any && incl >= rr);
+            if (hit == 0) {
+                if (lane == 0) S.state = 2;
+            } else if (lane == (u32)(__ffs(hit) - 1)) {
+                u128 before = incl - sum;
+                for (u32 q = 0; q < 8; q++) {
+                    const u32 d = 255u - 8u * lane - q;
+                    const u64 kl = S.kmin[d], kh = S.kmax[d];
+                    const u128 md = ((u128)S.hi[d] << 32) + (u128)S.lo[d];
+                    if (kl <= kh && before + md >= rr) {
+                        if (kl == kh) {
+                            tr_topp_set_cut(A, row, kl);
+                            S.state = 1;
+                        } else {
+                            const u128 rn = rr - before;
+                            S.cmin = kl;
+                            S.cmax = kh;
+                            S.r_lo = (u64)rn;
+                            S.r_hi = (u64)(rn >> 64);
+                        }
+                        break;
+                    }
+                    before += md;
+                }
+            }
+        }
+        __syncthreads();
+        if (S.state != 0) return;
+    }
+}
+
 // The cut inside bin b* (the row's last gather block): sorts the bin's list by
-// rank and walks it to the first position where the running mass reaches r.
-__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key, u64* mass) {
+// rank and walks it to the first position where the running mass reaches r
+// (a list longer than TR_TOPP_RADIX_MIN: the same element by
+// tr_topp_cut_radix, in S).
+__device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key, u64* mass,
+                                         CutRadix& S) {
     ToppRow* R = tr_topp_state(A, row);
     const u32 n = __ldcg(&R->count);
     const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
@@ -2921,6 +3073,10 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key,
     }
     __syncthreads();
     tr_phase(10);
+    if (TR_TOPP_CUT_RADIX && n > TR_TOPP_RADIX_MIN) {
+        tr_topp_cut_radix(A, row, key, mass, n, r, S);
+        return;
+    }
     // Sorted by rank key, descending (keys are distinct): a short list by
     // counting each key's rank (no barrier per step), placed after the input;
     // a long one by a bitonic sort in place.
@@ -3075,6 +3231,50 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
             if (threadIdx.x == 0) s_n = 0;
             __syncthreads();
         }
+        if (TR_TOPP_GATHER_STAGE && TR_TOPP_GATHER_LATE) {
+            // The loop stages every element inside b*'s float bounds by its
+            // key alone; the tests of the bin, min-p and the mass come after
+            // it, a staged element a thread, rather than inside the loop,
+            // where a warp ran them for one lane at a time.
+            tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
+                if (!(x >= xlo && x <= xhi)) return;  // not in b* (nor NaN)
+                if (!(x > tr_fninf())) return;
+                const u32 slot = atomicAdd(&s_n, 1u);
+                if (slot < TR_TOPP_CAP) s_key[slot] = ((u64)tr_fkey(__fadd_rn(x, 0.0f)) << 32) | (u64)(~i);
+            });
+            __syncthreads();
+            const u32 nb = s_n;
+            if (nb > TR_TOPP_CAP) {
+                // More staged than a list holds: the row goes over the cap,
+                // and the filter kernel's selection takes it (the same cut).
+                if (threadIdx.x == 0) atomicAdd(&R->count, TR_TOPP_CAP + 1u);
+            } else {
+                const u32 lane = threadIdx.x & 31;
+                for (u32 j0 = 0; j0 < nb; j0 += blockDim.x) {
+                    const u32 j = j0 + threadIdx.x;
+                    u64 k = 0, m = 0;
+                    if (j < nb) {
+                        k = s_key[j];
+                        const double a = (double)tr_funkey((u32)(k >> 32));
+                        if ((min_p <= 0.0 || __dsub_rn(a, a_max) >= mthr) &&
+                            tr_topp_bin(a, a_max, scale) == bstar)
+                            m = tr_top_p_mass(a, a_max, t);
+                    }
+                    const u32 keep = __ballot_sync(TR_FULL, m != 0);
+                    if (keep == 0) continue;
+                    u32 b0 = 0;
+                    if (lane == 0) b0 = atomicAdd(&R->count, (u32)__popc(keep));
+                    b0 = __shfl_sync(TR_FULL, b0, 0);
+                    const u32 at = b0 + (u32)__popc(keep & ((1u << lane) - 1u));
+                    if (m != 0 && at < TR_TOPP_CAP) {
+                        list[2 * at] = k;
+                        list[2 * at + 1] = m;
+                    }
+                }
+            }
+            __syncthreads();  // s_key is the cut's next
+            return;
+        }
         tr_topp_chunk<DT, TR_TOPP_GATHER_UNITS>(A, row, chunk, [&](float x, u32 i) {
             if (!(x >= xlo && x <= xhi)) return;  // not in b* (nor NaN)
             if (!(x > tr_fninf())) return;
@@ -3116,8 +3316,8 @@ __device__ __forceinline__ void tr_topp_gather_chunk(const SampleArgs& A, u32 ro
 // TR_TOPP_CAP elements): the filter kernel's exact radix selection over the
 // row, run by this block, so that top-p rows never need the filter kernel.
 template <int DT>
-__device__ __noinline__ void tr_topp_fallback(const SampleArgs& A, u32 row, const RowState& st) {
-    __shared__ FilterShared S;
+__device__ __noinline__ void tr_topp_fallback(const SampleArgs& A, u32 row, const RowState& st,
+                                              FilterShared& S) {
     tr_filter_row<DT, false>(S, A, row, st, nullptr);
     __syncthreads();
     if (threadIdx.x == 0) A.rowstate[row].pad0 = 1;
@@ -3140,6 +3340,11 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     // The cut's list, sorted in the row's last block; before that, an
     // f32/f16 block's staged elements of b* (TR_TOPP_GATHER_STAGE).
     __shared__ u64 s_key[TR_TOPP_CAP], s_mass[TR_TOPP_CAP];
+    // The radix cut's buckets, then the fallback's state (one after the other).
+    __shared__ union {
+        CutRadix radix;
+        FilterShared filter;
+    } s_aux;
     if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R, s_key, s_mass);
     tr_phase(1);
     if (!tr_topp_last(A, &R->arrive_gather)) {
@@ -3147,7 +3352,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
         return;
     }
     tr_phase(6);
-    if (active) tr_topp_cut(A, row, s_key, s_mass);
+    if (active) tr_topp_cut(A, row, s_key, s_mass, s_aux.radix);
     __syncthreads();
     tr_phase(7);
     tr_topp_tail_done<DT>(A);
@@ -3155,7 +3360,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     if (threadIdx.x == 0 && *(volatile u32*)&A.rowstate[row].pad0 != 1)
         printf("tr_gather_fallback row %u active %u\n", row, (u32)active);
 #endif
-    if (*(volatile u32*)&A.rowstate[row].pad0 != 1) tr_topp_fallback<DT>(A, row, st);
+    if (*(volatile u32*)&A.rowstate[row].pad0 != 1) tr_topp_fallback<DT>(A, row, st, s_aux.filter);
     tr_phase(8);
     tr_phase_print("tr_phase_gather");
 }

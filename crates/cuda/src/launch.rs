@@ -234,6 +234,21 @@ pub const TOPP_HIST_SMEM_MAX: u32 = TOPP_SEG_TABLES as u32 * TOPP_TABLE_BYTES;
 // multiprocessor's 228 KiB.
 const _: () = assert!(4 * (TOPP_HIST_SMEM_MAX + 7 * 1024) <= 228 * 1024);
 
+/// The dynamic shared memory of an f32/f16 top-p histogram block whose
+/// chunks hold `chunk_len` logits: the bins' mass sums (`TR_TOPP_SUM_DYN`),
+/// room for five 32-bit sums of 15-bit pieces a bin where a chunk holds
+/// 2^16 to 2^17 elements (the sums that length takes), else for four (16-bit
+/// pieces up to 2^16 elements, or a 128-bit sum a bin). The kernel sums in
+/// five pieces only where it is given their room.
+pub fn topp_float_hist_smem(chunk_len: u32) -> u32 {
+    let pieces = if chunk_len > 1 << 16 && chunk_len <= 1 << 17 {
+        5
+    } else {
+        4
+    };
+    pieces * TOPP_BINS as u32 * 4
+}
+
 /// Units of a histogram segment of a bf16 top-p row that is one chunk of
 /// `units` units (0: none): [`TOPP_SEG_TABLES`] segments. Rows shorter
 /// than 4 [`TOPP_VALUES`] elements take none: their gather reads little
@@ -616,6 +631,28 @@ mod tests {
                 assert_eq!(topp_late_trigger(&o, rows), want, "{t:?}, {rows} rows");
             }
         }
+    }
+
+    #[test]
+    fn the_float_histogram_gets_the_fifth_piece_where_its_chunks_take_it() {
+        // The kernel sums in five 15-bit pieces chunks of 2^16 + 1 to 2^17
+        // elements, where its room holds five pieces of TOPP_BINS words;
+        // everything else takes four pieces' room (16-bit pieces, or a
+        // 128-bit sum of two u64 a bin).
+        let four = 4 * TOPP_BINS as u32 * 4;
+        let five = 5 * TOPP_BINS as u32 * 4;
+        for (len, want) in [
+            (1, four),
+            (1 << 16, four),
+            ((1 << 16) + 1, five),
+            (1 << 17, five),
+            ((1 << 17) + 1, four),
+            (u32::MAX, four),
+        ] {
+            assert_eq!(topp_float_hist_smem(len), want, "chunk of {len}");
+        }
+        // Four blocks a multiprocessor with the bins' counts beside it.
+        assert!(4 * (five + 8 * 1024) <= 228 * 1024);
     }
 
     #[test]

@@ -3,9 +3,9 @@
 use crate::error::{CudaError, DriverContext, Result};
 use crate::kernels::{self, Kernels};
 use crate::launch::{
-    split, topp_cluster_blocks, topp_late_trigger, topp_stage_smem, Geometry, LaunchOptions,
-    SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS, TOPP_STAGE_AT,
-    TOPP_TABLE_BYTES,
+    split, topp_cluster_blocks, topp_float_hist_smem, topp_late_trigger, topp_stage_smem, Geometry,
+    LaunchOptions, SampleArgs, PARTIAL_BYTES, PEND_SMEM_BYTES, ROWSTATE_BYTES, TOPP_PEND_WORDS,
+    TOPP_STAGE_AT, TOPP_TABLE_BYTES,
 };
 use crate::params::DeviceParams;
 use cudarc::driver::{
@@ -746,7 +746,8 @@ impl Sampler {
             };
             let topp_blocks = rows as u32 * topp_nchunks;
             // bf16 rows count values in dynamic shared memory (one table,
-            // or one a segment); f32/f16 rows bin in static memory.
+            // or one a segment); f32/f16 rows count their bins in static
+            // memory and sum their masses in dynamic memory.
             // Batches without a first pass whose chunks are short stage
             // them for the scan and the count (launch::topp_stage_smem), in
             // their own build.
@@ -758,7 +759,7 @@ impl Sampler {
             } else if logits.dtype == Dtype::Bf16 {
                 g.topp_hist_smem
             } else {
-                0
+                topp_float_hist_smem(topp_chunk_len)
             };
             self.launch_clusters(
                 if stage {

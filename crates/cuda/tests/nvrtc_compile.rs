@@ -87,7 +87,12 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_TOPP_WALK_DIAG=1`), the 128-bit sums of chunks
 /// of up to 2^17 elements `TR_TOPP_SUM15=0`, the f32/f16 gather's global
 /// atomic an element `TR_TOPP_GATHER_STAGE=0` and the cut's ranks of lists
-/// up to 1,024 elements, refuted in run 44 `TR_TOPP_RANK_MAX=1024u`, one
+/// up to 1,024 elements, refuted in run 44 `TR_TOPP_RANK_MAX=1024u`, the
+/// cut's sort and walk of lists over 64 elements before run 45
+/// `TR_TOPP_CUT_RADIX=0` and its radix selection of every list
+/// `TR_TOPP_RADIX_MIN=0u`, the gather's masses inside its loop
+/// `TR_TOPP_GATHER_LATE=0`, the mass sums in static shared memory
+/// `TR_TOPP_SUM_DYN=0`, one
 /// 128-bit sum a bin
 /// `TR_TOPP_SUM16=0`, the gather without float bounds
 /// `TR_TOPP_GATHER_PREFILTER=0`), the bf16 histogram's staging and cluster
@@ -143,6 +148,10 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_WALK_DIAG=1",
         "TR_TOPP_GATHER_STAGE=0",
         "TR_TOPP_RANK_MAX=1024u",
+        "TR_TOPP_CUT_RADIX=0",
+        "TR_TOPP_RADIX_MIN=0u",
+        "TR_TOPP_GATHER_LATE=0",
+        "TR_TOPP_SUM_DYN=0",
         "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
         "TR_TOPP_STAGE=4",
