@@ -2277,6 +2277,12 @@ __device__ __forceinline__ double tr_exact_reciprocal(double t) {
 // - min-p's test reads a - a_max, which is also the mass's numerator;
 // - the mass: tr_top_p_mass_exp of y raised to -44 (so that every lane
 //   evaluates the same path), set to 0 where y < -44, as tr_top_p_mass does.
+// Elements of a unit whose bins and masses the new loop computes before any
+// of their shared additions (2, 4 or 8; 0: each element's additions right
+// after its mass, the loop of run 44).
+#ifndef TR_TOPP_HIST_BATCH
+#define TR_TOPP_HIST_BATCH 0
+#endif
 template <int DT, int PIECES>
 __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row, u32 chunk, double a_max,
                                                    double t, double rt, double scale, bool minp_on,
@@ -2288,6 +2294,58 @@ __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row,
     const u32 s_p16 = (u32)__cvta_generic_to_shared(h_sum);
     u64* const h_lo = h_sum;
     u64* const h_hi = h_sum + TR_TOPP_BINS;
+    if (TR_TOPP_HIST_BATCH != 0 && rt != 0.0) {
+        // A temperature with an exact reciprocal (y a multiplication, no
+        // division's branches): TR_TOPP_HIST_BATCH elements' bins and
+        // masses first, in one stretch without branches (independent chains
+        // of binary64 operations the scheduler can interleave), then their
+        // additions.
+        constexpr int NB = TR_TOPP_HIST_BATCH != 0 ? TR_TOPP_HIST_BATCH : 1;
+        static_assert(8 % NB == 0, "a unit's eight elements in whole batches");
+        i64 ulo, uhi;
+        tr_topp_chunk_units(A, chunk, ulo, uhi);
+        tr_topp_range<DT, TR_TOPP_UNITS>(A, row, ulo, uhi, [&](const Raw8& r, i64) {
+            float xs[8];
+            tr_convert8<DT>(r, xs);
+#pragma unroll
+            for (int g0 = 0; g0 < 8; g0 += NB) {
+                u64 m[NB];
+                u32 bq[NB];
+                bool keep[NB];
+#pragma unroll
+                for (int q = 0; q < NB; q++) {
+                    const float x = xs[g0 + q];
+                    const double a = (double)x;
+                    const double d = __dsub_rn(a_max, a);
+                    const double z = __dmul_rn(d, scale);
+                    bq[q] = d == 0.0 ? 0u : (u32)(z < (double)TR_TOPP_BINS ? z : (double)TR_TOPP_BINS);
+                    const double num = __dsub_rn(a, a_max);
+                    const double y = __dmul_rn(num, rt);
+                    const bool has_mass = y >= -44.0;
+                    m[q] = tr_top_p_mass_exp(has_mass ? y : -44.0);
+                    keep[q] = x > tr_fninf() && (!minp_on || num >= mthr) && bq[q] < TR_TOPP_BINS &&
+                              has_mass && m[q] != 0;
+                }
+#pragma unroll
+                for (int q = 0; q < NB; q++) {
+                    if (!keep[q]) continue;
+                    const u32 b = bq[q];
+                    tr_red_shared_inc(s_cnt + 4 * b);
+                    if constexpr (PIECES != 0) {
+                        constexpr u32 W = PIECES == 4 ? 16u : 15u;
+                        const u32 pb = s_p16 + 4 * b;
+#pragma unroll
+                        for (u32 k = 0; k < (u32)PIECES; k++)
+                            tr_red_shared_add(pb + 4 * k * TR_TOPP_BINS,
+                                              (u32)((m[q] >> (W * k)) & ((1ull << W) - 1)));
+                    } else {
+                        tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m[q]);
+                    }
+                }
+            }
+        });
+        return;
+    }
     tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
         const double a = (double)x;
         const double d = __dsub_rn(a_max, a);
