@@ -2277,16 +2277,31 @@ __device__ __forceinline__ double tr_exact_reciprocal(double t) {
 // - min-p's test reads a - a_max, which is also the mass's numerator;
 // - the mass: tr_top_p_mass_exp of y raised to -44 (so that every lane
 //   evaluates the same path), set to 0 where y < -44, as tr_top_p_mass does.
-// Elements of a unit whose bins and masses the new loop computes before any
-// of their shared additions (2, 4 or 8; 0: each element's additions right
-// after its mass, the loop of run 44).
-#ifndef TR_TOPP_HIST_BATCH
-#define TR_TOPP_HIST_BATCH 0
+// 1: the f32/f16 histogram's loop comes in two builds, y by the exact
+// reciprocal or by the division, picked once a block (run 45: the batch
+// variants' builds, which did that by the way, were 5-15 us faster at T =
+// 0.7); 0: one loop choosing per element (a tuning variant; the same y).
+#ifndef TR_TOPP_HIST_SPLIT
+#define TR_TOPP_HIST_SPLIT 1
 #endif
-template <int DT, int PIECES>
+// YMODE: how y = (a - a_max) / T is had: 0 by the reciprocal rt where rt is
+// not 0, else by a division, chosen each element (the loop of run 44); 1 by
+// rt alone; 2 by the division alone (TR_TOPP_HIST_SPLIT: the caller picks
+// the loop by rt, so that a loop holds one of the two and no branch between
+// them).
+template <int DT, int PIECES, int YMODE = 0>
 __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row, u32 chunk, double a_max,
                                                    double t, double rt, double scale, bool minp_on,
                                                    double mthr, u32* h_bins, u64* h_sum) {
+    if constexpr (YMODE == 0) {
+        if (TR_TOPP_HIST_SPLIT) {
+            if (rt != 0.0)
+                tr_topp_hist_float<DT, PIECES, 1>(A, row, chunk, a_max, t, rt, scale, minp_on, mthr, h_bins, h_sum);
+            else
+                tr_topp_hist_float<DT, PIECES, 2>(A, row, chunk, a_max, t, rt, scale, minp_on, mthr, h_bins, h_sum);
+            return;
+        }
+    }
     // Shared byte addresses (PIECES sums of 16-bit (4) or 15-bit (5) pieces
     // of the masses, TR_TOPP_BINS words a piece, in h_sum's room; 0: a
     // 128-bit sum a bin, low words then high words), computed once.
@@ -2294,65 +2309,13 @@ __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row,
     const u32 s_p16 = (u32)__cvta_generic_to_shared(h_sum);
     u64* const h_lo = h_sum;
     u64* const h_hi = h_sum + TR_TOPP_BINS;
-    if (TR_TOPP_HIST_BATCH != 0 && rt != 0.0) {
-        // A temperature with an exact reciprocal (y a multiplication, no
-        // division's branches): TR_TOPP_HIST_BATCH elements' bins and
-        // masses first, in one stretch without branches (independent chains
-        // of binary64 operations the scheduler can interleave), then their
-        // additions.
-        constexpr int NB = TR_TOPP_HIST_BATCH != 0 ? TR_TOPP_HIST_BATCH : 1;
-        static_assert(8 % NB == 0, "a unit's eight elements in whole batches");
-        i64 ulo, uhi;
-        tr_topp_chunk_units(A, chunk, ulo, uhi);
-        tr_topp_range<DT, TR_TOPP_UNITS>(A, row, ulo, uhi, [&](const Raw8& r, i64) {
-            float xs[8];
-            tr_convert8<DT>(r, xs);
-#pragma unroll
-            for (int g0 = 0; g0 < 8; g0 += NB) {
-                u64 m[NB];
-                u32 bq[NB];
-                bool keep[NB];
-#pragma unroll
-                for (int q = 0; q < NB; q++) {
-                    const float x = xs[g0 + q];
-                    const double a = (double)x;
-                    const double d = __dsub_rn(a_max, a);
-                    const double z = __dmul_rn(d, scale);
-                    bq[q] = d == 0.0 ? 0u : (u32)(z < (double)TR_TOPP_BINS ? z : (double)TR_TOPP_BINS);
-                    const double num = __dsub_rn(a, a_max);
-                    const double y = __dmul_rn(num, rt);
-                    const bool has_mass = y >= -44.0;
-                    m[q] = tr_top_p_mass_exp(has_mass ? y : -44.0);
-                    keep[q] = x > tr_fninf() && (!minp_on || num >= mthr) && bq[q] < TR_TOPP_BINS &&
-                              has_mass && m[q] != 0;
-                }
-#pragma unroll
-                for (int q = 0; q < NB; q++) {
-                    if (!keep[q]) continue;
-                    const u32 b = bq[q];
-                    tr_red_shared_inc(s_cnt + 4 * b);
-                    if constexpr (PIECES != 0) {
-                        constexpr u32 W = PIECES == 4 ? 16u : 15u;
-                        const u32 pb = s_p16 + 4 * b;
-#pragma unroll
-                        for (u32 k = 0; k < (u32)PIECES; k++)
-                            tr_red_shared_add(pb + 4 * k * TR_TOPP_BINS,
-                                              (u32)((m[q] >> (W * k)) & ((1ull << W) - 1)));
-                    } else {
-                        tr_atomic_add128(&h_lo[b], &h_hi[b], (u128)m[q]);
-                    }
-                }
-            }
-        });
-        return;
-    }
     tr_topp_chunk<DT>(A, row, chunk, [&](float x, u32) {
         const double a = (double)x;
         const double d = __dsub_rn(a_max, a);
         const double z = __dmul_rn(d, scale);
         const u32 b = d == 0.0 ? 0u : (u32)(z < (double)TR_TOPP_BINS ? z : (double)TR_TOPP_BINS);
         const double num = __dsub_rn(a, a_max);
-        const double y = rt != 0.0 ? __dmul_rn(num, rt) : __ddiv_rn(num, t);
+        const double y = YMODE == 1 || (YMODE == 0 && rt != 0.0) ? __dmul_rn(num, rt) : __ddiv_rn(num, t);
         const bool has_mass = y >= -44.0;
         const u64 m = tr_top_p_mass_exp(has_mass ? y : -44.0);
         const bool keep = x > tr_fninf() && (!minp_on || num >= mthr) && b < TR_TOPP_BINS && has_mass && m != 0;
@@ -3431,9 +3394,14 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 #ifndef TR_TOPP_GATHER_BOUNDS
 #define TR_TOPP_GATHER_BOUNDS TR_TOPP_BOUNDS
 #endif
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(A); tr_topp_hist<0>(A); }
+// The f32/f16 histograms (a binary64 chain an element, bound by its
+// latency at eight warps a scheduler: run 45) may take other bounds.
+#ifndef TR_TOPP_FLOAT_BOUNDS
+#define TR_TOPP_FLOAT_BOUNDS TR_TOPP_BOUNDS
+#endif
+extern "C" __global__ void TR_TOPP_FLOAT_BOUNDS tr_topp_hist_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(A); tr_topp_hist<0>(A); }
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(A); tr_topp_hist<1>(A); }
-extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(A); tr_topp_hist<2>(A); }
+extern "C" __global__ void TR_TOPP_FLOAT_BOUNDS tr_topp_hist_f16(__grid_constant__ const SampleArgs A) { tr_topp_begin<2>(A); tr_topp_hist<2>(A); }
 extern "C" __global__ void TR_TOPP_BOUNDS tr_topp_hist_stage_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(A); tr_topp_hist<1, true>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f32(__grid_constant__ const SampleArgs A) { tr_topp_begin<0>(A); tr_topp_gather<0>(A); }
 extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_bf16(__grid_constant__ const SampleArgs A) { tr_topp_begin<1>(A); tr_topp_gather<1>(A); }
