@@ -2277,31 +2277,10 @@ __device__ __forceinline__ double tr_exact_reciprocal(double t) {
 // - min-p's test reads a - a_max, which is also the mass's numerator;
 // - the mass: tr_top_p_mass_exp of y raised to -44 (so that every lane
 //   evaluates the same path), set to 0 where y < -44, as tr_top_p_mass does.
-// 1: the f32/f16 histogram's loop comes in two builds, y by the exact
-// reciprocal or by the division, picked once a block (run 45: the batch
-// variants' builds, which did that by the way, were 5-15 us faster at T =
-// 0.7); 0: one loop choosing per element (a tuning variant; the same y).
-#ifndef TR_TOPP_HIST_SPLIT
-#define TR_TOPP_HIST_SPLIT 1
-#endif
-// YMODE: how y = (a - a_max) / T is had: 0 by the reciprocal rt where rt is
-// not 0, else by a division, chosen each element (the loop of run 44); 1 by
-// rt alone; 2 by the division alone (TR_TOPP_HIST_SPLIT: the caller picks
-// the loop by rt, so that a loop holds one of the two and no branch between
-// them).
-template <int DT, int PIECES, int YMODE = 0>
+template <int DT, int PIECES>
 __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row, u32 chunk, double a_max,
                                                    double t, double rt, double scale, bool minp_on,
                                                    double mthr, u32* h_bins, u64* h_sum) {
-    if constexpr (YMODE == 0) {
-        if (TR_TOPP_HIST_SPLIT) {
-            if (rt != 0.0)
-                tr_topp_hist_float<DT, PIECES, 1>(A, row, chunk, a_max, t, rt, scale, minp_on, mthr, h_bins, h_sum);
-            else
-                tr_topp_hist_float<DT, PIECES, 2>(A, row, chunk, a_max, t, rt, scale, minp_on, mthr, h_bins, h_sum);
-            return;
-        }
-    }
     // Shared byte addresses (PIECES sums of 16-bit (4) or 15-bit (5) pieces
     // of the masses, TR_TOPP_BINS words a piece, in h_sum's room; 0: a
     // 128-bit sum a bin, low words then high words), computed once.
@@ -2315,7 +2294,7 @@ __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row,
         const double z = __dmul_rn(d, scale);
         const u32 b = d == 0.0 ? 0u : (u32)(z < (double)TR_TOPP_BINS ? z : (double)TR_TOPP_BINS);
         const double num = __dsub_rn(a, a_max);
-        const double y = YMODE == 1 || (YMODE == 0 && rt != 0.0) ? __dmul_rn(num, rt) : __ddiv_rn(num, t);
+        const double y = rt != 0.0 ? __dmul_rn(num, rt) : __ddiv_rn(num, t);
         const bool has_mass = y >= -44.0;
         const u64 m = tr_top_p_mass_exp(has_mass ? y : -44.0);
         const bool keep = x > tr_fninf() && (!minp_on || num >= mthr) && b < TR_TOPP_BINS && has_mass && m != 0;
@@ -3394,8 +3373,10 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
 #ifndef TR_TOPP_GATHER_BOUNDS
 #define TR_TOPP_GATHER_BOUNDS TR_TOPP_BOUNDS
 #endif
-// The f32/f16 histograms (a binary64 chain an element, bound by its
-// latency at eight warps a scheduler: run 45) may take other bounds.
+// The f32/f16 histograms may take other bounds (a tuning variant: run 45
+// timed five and six blocks an SM, 48 and 40 registers, at 1.2-2.5x the
+// histogram's time at B = 256; its loop is bound by the latency of its
+// binary64 chains at four).
 #ifndef TR_TOPP_FLOAT_BOUNDS
 #define TR_TOPP_FLOAT_BOUNDS TR_TOPP_BOUNDS
 #endif
