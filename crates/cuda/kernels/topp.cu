@@ -2381,7 +2381,9 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // selected, 8 located, 9 reset, 10 the row's record found without a
     // first pass, or selected again (TR_TOPP_SELECT_TWICE); 11-13 inside the
     // select (in the chunk blocks of a batch without a first pass, 11 the
-    // chunk's scan done and 12 the partials exchanged).
+    // chunk's scan done and 12 the partials exchanged). f32/f16 rows: 0
+    // start, 1 tables cleared, 2 counted and summed, 5 flushed, 6 the row's
+    // last block known, 7 selected.
     tr_phase_clear();
     tr_phase(0);
     // The race in the histogram (TR_TOPP_RACE): each warp's cutoffs by lead
@@ -2778,6 +2780,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) h_bins[b] = 0;
         for (u32 w = threadIdx.x; w < words; w += blockDim.x) p16[w] = 0;
         __syncthreads();
+        tr_phase(1);
         if (lean) {
             const double rt = tr_exact_reciprocal(t);
             const bool mp = min_p > 0.0;
@@ -2812,6 +2815,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             });
         }
         __syncthreads();
+        tr_phase(2);
         ToppBin* bins = tr_topp_bins(A, row);
         for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
             if (h_bins[b] == 0) continue;
@@ -2823,8 +2827,15 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             }
             tr_atomic_add128(&bins[b].lo, &bins[b].hi, v);
         }
-        if (!tr_topp_last(A, &R->arrive_hist)) return;
+        tr_phase(5);
+        if (!tr_topp_last(A, &R->arrive_hist)) {
+            tr_phase_print("tr_phase_hist");
+            return;
+        }
+        tr_phase(6);
         tr_topp_select_bins(A, row);
+        tr_phase(7);
+        tr_phase_print("tr_phase_hist");
     }
 }
 
