@@ -35,7 +35,9 @@ select 11 thread 0's entries summed,
 12 the block scan done, 13 the entry found) and tr_phase_gather (0 start,
 1 gathered, 6 the row's last block known, 7 cut, 8 done, and inside the cut
 9 the list's count loaded, 10 the list loaded, 12 ranks cleared, 13 thread
-0's ranks counted, 11 ranked). In the cluster select of a batch without
+0's ranks counted, 11 ranked; in the radix cut of a longer list 11 the
+keys' range known, 2 and 3 the first round's buckets counted and picked, 4
+and 5 the second's, 12 and 13 the last's). In the cluster select of a batch without
 a first pass (tr_topp_cluster_select; every block of the row runs it) the
 histogram's slots mean: 5 the first cluster barrier passed (every block's
 counts visible; "counts flushed"), 11 thread 0's entries summed, 12 the
@@ -89,18 +91,18 @@ TAG_NAMES = {
     "tr_phase_gather": [
         "start",
         "gathered",
-        "-",
-        "-",
-        "-",
-        "-",
+        "radix: round 1 counted",
+        "radix: round 1 picked",
+        "radix: round 2 counted",
+        "radix: round 2 picked",
         "last known",
         "cut",
         "done",
         "count loaded",
         "list loaded",
-        "ranked",
-        "rank: cleared",
-        "rank: counted (thread 0)",
+        "ranked / radix: range known",
+        "rank: cleared / radix: last round counted",
+        "rank: counted (thread 0) / radix: last round picked",
     ],
 }
 

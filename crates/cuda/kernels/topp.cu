@@ -1147,10 +1147,57 @@ __device__ __noinline__ void tr_topp_locate_segs(const SampleArgs& A, u32 row, c
 
 // The select of an f32/f16 row over its TR_TOPP_BINS bins (its last chunk
 // block); resets the bins.
-__device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row) {
+// 1: tr_topp_select_bins first copies the row's bins into shared memory with
+// every thread of the block (a few loads a thread, all in flight at once),
+// and its warp reads them there; 0: its warp reads them from L2, each lane
+// its 32 bins one load after another (a tuning variant; the same bin). Run
+// 45's phase clock put 6-15 us of an f32 row's last histogram block in that
+// select.
+#ifndef TR_TOPP_SELECT_SMEM
+#define TR_TOPP_SELECT_SMEM 1
+#endif
+// sbuf: 2 TR_TOPP_BINS words of shared memory free for the select (the
+// block's mass sums, flushed).
+__device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row, u64* sbuf) {
     ToppBin* bins = tr_topp_bins(A, row);
     const u32 lane = threadIdx.x & 31;
     constexpr u32 PER = TR_TOPP_BINS / 32;
+    if (TR_TOPP_SELECT_SMEM) {
+        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
+            sbuf[2 * b] = __ldcg(&bins[b].lo);
+            sbuf[2 * b + 1] = __ldcg(&bins[b].hi);
+        }
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            // Lane l: bins [PER l, PER (l + 1)), in rank order.
+            const u64* sb = sbuf + 2 * lane * PER;
+            u128 sum = 0;
+#pragma unroll 8
+            for (u32 q = 0; q < PER; q++) sum += ((u128)sb[2 * q + 1] << 64) | (u128)sb[2 * q];
+            const u128 incl = tr_warp_scan_u128(sum);
+            const u128 total = ((u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)(incl >> 64), 31) << 64) |
+                               (u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)incl, 31);
+            const u128 target = tr_top_p_target(A.top_p[row], total);
+            const u128 excl = incl - sum;
+            if (excl < target && incl >= target) {
+                u128 before = excl;
+                for (u32 q = 0; q < PER; q++) {
+                    const u128 m = ((u128)sb[2 * q + 1] << 64) | (u128)sb[2 * q];
+                    if (before + m >= target) {
+                        tr_topp_found(A, row, lane * PER + q, target - before);
+                        break;
+                    }
+                    before += m;
+                }
+            }
+        }
+        __syncthreads();
+        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
+            bins[b].lo = 0;
+            bins[b].hi = 0;
+        }
+        return;
+    }
     if (threadIdx.x < 32) {
         // Lane l: bins [PER l, PER (l + 1)), in rank order.
         u128 sum = 0;
@@ -2833,7 +2880,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             return;
         }
         tr_phase(6);
-        tr_topp_select_bins(A, row);
+        tr_topp_select_bins(A, row, h_sum);  // (the mass sums, flushed before tr_topp_last's barrier)
         tr_phase(7);
         tr_phase_print("tr_phase_hist");
     }
@@ -2952,7 +2999,8 @@ static_assert(TR_TOPP_RANK_MAX <= TR_TOPP_CAP / 2, "the ranks and the sorted key
 #define TR_TOPP_GATHER_LATE 1
 #endif
 // 1: the cut of a list longer than TR_TOPP_RADIX_MIN elements is a radix
-// selection over its keys (tr_topp_cut_radix), no sort; 0: such a list is
+// selection over its keys (tr_topp_cut_radix), no sort (2: the same by
+// tr_topp_cut_radix2, 32-bit additions only); 0: such a list is
 // sorted by ranks or by the bitonic sort and walked (a tuning variant; the
 // same cut).
 #ifndef TR_TOPP_CUT_RADIX
@@ -3011,7 +3059,10 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
         atomicMin((unsigned long long*)&S.cmin, (unsigned long long)mn);
         atomicMax((unsigned long long*)&S.cmax, (unsigned long long)mx);
     }
-    for (;;) {
+    // Phase clock: 11 the range known; 2 and 3 the first round's buckets
+    // counted and picked, 4 and 5 the second's, 12 and 13 the last's.
+    int round = 0;
+    for (;; round++) {
         for (u32 d = threadIdx.x; d < 256; d += blockDim.x) {
             S.lo[d] = 0;
             S.hi[d] = 0;
@@ -3019,6 +3070,7 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
             S.kmax[d] = 0;
         }
         __syncthreads();
+        if (round == 0) tr_phase(11);
         const u64 cmin = S.cmin, cmax = S.cmax;
         const u64 diff = cmin ^ cmax;
         const int h = diff != 0 ? 63 - __clzll((long long)diff) : 0;
@@ -3034,6 +3086,7 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
             atomicMax((unsigned long long*)&S.kmax[d], (unsigned long long)k);
         }
         __syncthreads();
+        tr_phase(round == 0 ? 2 : round == 1 ? 4 : 12);
         if (threadIdx.x < 32) {
             // Lane L holds buckets 255 - 8L down to 248 - 8L.
             u128 sum = 0;
@@ -3073,7 +3126,150 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
             }
         }
         __syncthreads();
+        tr_phase(round == 0 ? 3 : round == 1 ? 5 : 13);
         if (S.state != 0) return;
+    }
+}
+
+// TR_TOPP_CUT_RADIX=2: the same selection with native 32-bit shared
+// additions only (a bucket's count and the sums of its masses' four 16-bit
+// pieces, each below 2^27 for at most 2^11 elements) and the next round's
+// range from a pass over the chosen bucket's keys, instead of 64-bit
+// additions and a least and greatest key a bucket, which compile to
+// compare-and-swap loops.
+struct CutRadix2 {
+    u32 cnt[256];
+    u32 piece[4][256];
+    u64 wmin[TR_MAX_WARPS], wmax[TR_MAX_WARPS];
+    u64 cmin, cmax;
+    u64 r_lo, r_hi;
+    u32 c;
+    u32 state;  // 0: another round; 1: cut recorded; 2: no cut; 3: the chosen bucket holds one key
+};
+__device__ __noinline__ void tr_topp_cut_radix2(const SampleArgs& A, u32 row, const u64* key,
+                                                const u64* mass, u32 n, u128 r, CutRadix2& S) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    // The least and greatest key of the candidates in [lo, hi] whose digit at
+    // sh is c (c = 256: every digit), into S.cmin and S.cmax by thread 0
+    // after a barrier; thread 0 returns them.
+    auto range = [&](u64 lo, u64 hi, int sh, u32 c, u64& mn, u64& mx) {
+        mn = ~0ULL;
+        mx = 0;
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u64 k = key[j];
+            if (k < lo || k > hi || (c < 256u && ((u32)(k >> sh) & 255u) != c)) continue;
+            mn = k < mn ? k : mn;
+            mx = k > mx ? k : mx;
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            const u64 omn = __shfl_xor_sync(TR_FULL, (unsigned long long)mn, off);
+            const u64 omx = __shfl_xor_sync(TR_FULL, (unsigned long long)mx, off);
+            mn = omn < mn ? omn : mn;
+            mx = omx > mx ? omx : mx;
+        }
+        if (lane == 0) {
+            S.wmin[warp] = mn;
+            S.wmax[warp] = mx;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (u32 w = 1; w < nw; w++) {
+                mn = S.wmin[w] < mn ? S.wmin[w] : mn;
+                mx = S.wmax[w] > mx ? S.wmax[w] : mx;
+            }
+        }
+    };
+    u64 mn, mx;
+    range(0, ~0ULL, 0, 256u, mn, mx);
+    if (threadIdx.x == 0) {
+        S.cmin = mn;
+        S.cmax = mx;
+        S.r_lo = (u64)r;
+        S.r_hi = (u64)(r >> 64);
+        S.state = 0;
+        // r = 0: the walk stops at the first element, the greatest key.
+        if (r == 0) {
+            if (n != 0) tr_topp_set_cut(A, row, mx);
+            S.state = n != 0 ? 1u : 2u;
+        }
+    }
+    for (int round = 0;; round++) {
+        for (u32 d = threadIdx.x; d < 256; d += blockDim.x) {
+            S.cnt[d] = 0;
+#pragma unroll
+            for (int q = 0; q < 4; q++) S.piece[q][d] = 0;
+        }
+        __syncthreads();
+        if (S.state != 0) return;
+        if (round == 0) tr_phase(11);
+        const u64 cmin = S.cmin, cmax = S.cmax;
+        const u64 diff = cmin ^ cmax;
+        const int h = diff != 0 ? 63 - __clzll((long long)diff) : 0;
+        const int sh = h > 7 ? h - 7 : 0;
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u64 k = key[j];
+            if (k < cmin || k > cmax) continue;
+            const u32 d = (u32)(k >> sh) & 255u;
+            const u64 m = mass[j];
+            atomicAdd(&S.cnt[d], 1u);
+#pragma unroll
+            for (int q = 0; q < 4; q++) atomicAdd(&S.piece[q][d], (u32)(m >> (16 * q)) & 0xffffu);
+        }
+        __syncthreads();
+        tr_phase(round == 0 ? 2 : round == 1 ? 4 : 12);
+        if (threadIdx.x < 32) {
+            auto bucket = [&](u32 d) {
+                u128 v = 0;
+#pragma unroll
+                for (int q = 0; q < 4; q++) v += (u128)S.piece[q][d] << (16 * q);
+                return v;
+            };
+            // Lane L holds buckets 255 - 8L down to 248 - 8L.
+            u128 sum = 0;
+            bool any = false;
+#pragma unroll
+            for (u32 q = 0; q < 8; q++) {
+                const u32 d = 255u - 8u * lane - q;
+                sum += bucket(d);
+                any = any || S.cnt[d] != 0;
+            }
+            const u128 incl = tr_warp_scan_u128(sum);
+            const u128 rr = ((u128)S.r_hi << 64) | (u128)S.r_lo;
+            const u32 hit = __ballot_sync(TR_FULL, any && incl >= rr);
+            if (hit == 0) {
+                if (lane == 0) S.state = 2;
+            } else if (lane == (u32)(__ffs(hit) - 1)) {
+                u128 before = incl - sum;
+                for (u32 q = 0; q < 8; q++) {
+                    const u32 d = 255u - 8u * lane - q;
+                    const u128 md = bucket(d);
+                    if (S.cnt[d] != 0 && before + md >= rr) {
+                        const u128 rn = rr - before;
+                        S.c = d;
+                        S.r_lo = (u64)rn;
+                        S.r_hi = (u64)(rn >> 64);
+                        S.state = S.cnt[d] == 1 ? 3u : 0u;
+                        break;
+                    }
+                    before += md;
+                }
+            }
+        }
+        __syncthreads();
+        tr_phase(round == 0 ? 3 : round == 1 ? 5 : 13);
+        const u32 st = S.state;
+        if (st == 2) return;
+        range(cmin, cmax, sh, S.c, mn, mx);
+        if (threadIdx.x == 0) {
+            if (st == 3) {
+                tr_topp_set_cut(A, row, mn);  // the bucket's one key (mn = mx)
+                S.state = 1;
+            } else {
+                S.cmin = mn;
+                S.cmax = mx;
+            }
+        }
     }
 }
 
@@ -3082,7 +3278,7 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
 // (a list longer than TR_TOPP_RADIX_MIN: the same element by
 // tr_topp_cut_radix, in S).
 __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key, u64* mass,
-                                         CutRadix& S) {
+                                         CutRadix& S, CutRadix2& S2) {
     ToppRow* R = tr_topp_state(A, row);
     const u32 n = __ldcg(&R->count);
     const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
@@ -3106,7 +3302,10 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key,
     __syncthreads();
     tr_phase(10);
     if (TR_TOPP_CUT_RADIX && n > TR_TOPP_RADIX_MIN) {
-        tr_topp_cut_radix(A, row, key, mass, n, r, S);
+        if (TR_TOPP_CUT_RADIX == 2)
+            tr_topp_cut_radix2(A, row, key, mass, n, r, S2);
+        else
+            tr_topp_cut_radix(A, row, key, mass, n, r, S);
         return;
     }
     // Sorted by rank key, descending (keys are distinct): a short list by
@@ -3375,6 +3574,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     // The radix cut's buckets, then the fallback's state (one after the other).
     __shared__ union {
         CutRadix radix;
+        CutRadix2 radix2;
         FilterShared filter;
     } s_aux;
     if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R, s_key, s_mass);
@@ -3384,7 +3584,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
         return;
     }
     tr_phase(6);
-    if (active) tr_topp_cut(A, row, s_key, s_mass, s_aux.radix);
+    if (active) tr_topp_cut(A, row, s_key, s_mass, s_aux.radix, s_aux.radix2);
     __syncthreads();
     tr_phase(7);
     tr_topp_tail_done<DT>(A);

@@ -7,6 +7,11 @@
 //! element, the first in descending key order at which the running mass
 //! reaches r, and name none where the list's masses do not reach r.
 //!
+//! `TR_TOPP_CUT_RADIX=2` (`tr_topp_cut_radix2`) picks the same buckets: it
+//! sums the masses in four 16-bit pieces and finds the next round's range
+//! by a pass over the chosen bucket's keys, and takes r = 0 (the greatest
+//! key) before the rounds, where this model's rounds reach the same key.
+//!
 //! A list is the elements of bin b*: key `(order key of x) << 32 | !index`,
 //! mass a non-increasing function of the key's upper half, so that ties in
 //! x (f16 rows, bf16 value entries) share a mass and differ in the index
