@@ -2998,13 +2998,14 @@ static_assert(TR_TOPP_RANK_MAX <= TR_TOPP_CAP / 2, "the ranks and the sorted key
 #ifndef TR_TOPP_GATHER_LATE
 #define TR_TOPP_GATHER_LATE 1
 #endif
-// 1: the cut of a list longer than TR_TOPP_RADIX_MIN elements is a radix
-// selection over its keys (tr_topp_cut_radix), no sort (2: the same by
-// tr_topp_cut_radix2, 32-bit additions only); 0: such a list is
-// sorted by ranks or by the bitonic sort and walked (a tuning variant; the
-// same cut).
+// 2: the cut of a list longer than TR_TOPP_RADIX_MIN elements is a radix
+// selection over its keys with 32-bit shared additions (tr_topp_cut_radix2),
+// no sort; 1: the same with 64-bit additions and a least and greatest key a
+// bucket (tr_topp_cut_radix; run 45 timed it 2-9 us a call slower); 0: such
+// a list is sorted by ranks or by the bitonic sort and walked (the cut
+// before run 45). Tuning variants; the same cut.
 #ifndef TR_TOPP_CUT_RADIX
-#define TR_TOPP_CUT_RADIX 1
+#define TR_TOPP_CUT_RADIX 2
 #endif
 #ifndef TR_TOPP_RADIX_MIN
 #define TR_TOPP_RADIX_MIN 64u
@@ -3131,7 +3132,7 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
     }
 }
 
-// TR_TOPP_CUT_RADIX=2: the same selection with native 32-bit shared
+// TR_TOPP_CUT_RADIX=2 (the default): the same selection with native 32-bit shared
 // additions only (a bucket's count and the sums of its masses' four 16-bit
 // pieces, each below 2^27 for at most 2^11 elements) and the next round's
 // range from a pass over the chosen bucket's keys, instead of 64-bit
