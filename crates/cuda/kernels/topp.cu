@@ -1147,64 +1147,27 @@ __device__ __noinline__ void tr_topp_locate_segs(const SampleArgs& A, u32 row, c
 
 // The select of an f32/f16 row over its TR_TOPP_BINS bins (its last chunk
 // block); resets the bins.
-// 1: tr_topp_select_bins first copies the row's bins into shared memory with
-// every thread of the block (a few loads a thread, all in flight at once),
-// and its warp reads them there; 0: its warp reads them from L2, each lane
-// its 32 bins one load after another (a tuning variant; the same bin). Run
-// 45's phase clock put 6-15 us of an f32 row's last histogram block in that
-// select.
-#ifndef TR_TOPP_SELECT_SMEM
-#define TR_TOPP_SELECT_SMEM 1
-#endif
-// sbuf: 2 TR_TOPP_BINS words of shared memory free for the select (the
-// block's mass sums, flushed).
+// The row's last block copies its bins into shared memory with every thread
+// (a few loads a thread, all in flight at once), and one warp selects from
+// there (run 45: its lanes had read their 32 bins each from L2, one load
+// after another, 6-15 us of the block at B = 1-256; TR_TOPP_SELECT_SMEM up
+// to commit 9db31ea). sbuf: 2 TR_TOPP_BINS words of shared memory free for
+// the select (the block's mass sums, flushed).
 __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row, u64* sbuf) {
     ToppBin* bins = tr_topp_bins(A, row);
     const u32 lane = threadIdx.x & 31;
     constexpr u32 PER = TR_TOPP_BINS / 32;
-    if (TR_TOPP_SELECT_SMEM) {
-        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-            sbuf[2 * b] = __ldcg(&bins[b].lo);
-            sbuf[2 * b + 1] = __ldcg(&bins[b].hi);
-        }
-        __syncthreads();
-        if (threadIdx.x < 32) {
-            // Lane l: bins [PER l, PER (l + 1)), in rank order.
-            const u64* sb = sbuf + 2 * lane * PER;
-            u128 sum = 0;
-#pragma unroll 8
-            for (u32 q = 0; q < PER; q++) sum += ((u128)sb[2 * q + 1] << 64) | (u128)sb[2 * q];
-            const u128 incl = tr_warp_scan_u128(sum);
-            const u128 total = ((u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)(incl >> 64), 31) << 64) |
-                               (u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)incl, 31);
-            const u128 target = tr_top_p_target(A.top_p[row], total);
-            const u128 excl = incl - sum;
-            if (excl < target && incl >= target) {
-                u128 before = excl;
-                for (u32 q = 0; q < PER; q++) {
-                    const u128 m = ((u128)sb[2 * q + 1] << 64) | (u128)sb[2 * q];
-                    if (before + m >= target) {
-                        tr_topp_found(A, row, lane * PER + q, target - before);
-                        break;
-                    }
-                    before += m;
-                }
-            }
-        }
-        __syncthreads();
-        for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
-            bins[b].lo = 0;
-            bins[b].hi = 0;
-        }
-        return;
+    for (u32 b = threadIdx.x; b < TR_TOPP_BINS; b += blockDim.x) {
+        sbuf[2 * b] = __ldcg(&bins[b].lo);
+        sbuf[2 * b + 1] = __ldcg(&bins[b].hi);
     }
+    __syncthreads();
     if (threadIdx.x < 32) {
         // Lane l: bins [PER l, PER (l + 1)), in rank order.
+        const u64* sb = sbuf + 2 * lane * PER;
         u128 sum = 0;
-        for (u32 q = 0; q < PER; q++) {
-            const ToppBin& bn = bins[lane * PER + q];
-            sum += ((u128)__ldcg(&bn.hi) << 64) | (u128)__ldcg(&bn.lo);
-        }
+#pragma unroll 8
+        for (u32 q = 0; q < PER; q++) sum += ((u128)sb[2 * q + 1] << 64) | (u128)sb[2 * q];
         const u128 incl = tr_warp_scan_u128(sum);
         const u128 total = ((u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)(incl >> 64), 31) << 64) |
                            (u128)__shfl_sync(TR_FULL, (unsigned long long)(u64)incl, 31);
@@ -1213,8 +1176,7 @@ __device__ __noinline__ void tr_topp_select_bins(const SampleArgs& A, u32 row, u
         if (excl < target && incl >= target) {
             u128 before = excl;
             for (u32 q = 0; q < PER; q++) {
-                const ToppBin& bn = bins[lane * PER + q];
-                const u128 m = ((u128)__ldcg(&bn.hi) << 64) | (u128)__ldcg(&bn.lo);
+                const u128 m = ((u128)sb[2 * q + 1] << 64) | (u128)sb[2 * q];
                 if (before + m >= target) {
                     tr_topp_found(A, row, lane * PER + q, target - before);
                     break;

@@ -91,8 +91,7 @@ fn precompiled_builds_match_their_own_compilation() {
 /// cut's sort and walk of lists over 64 elements before run 45
 /// `TR_TOPP_CUT_RADIX=0`, its radix selection of every list
 /// `TR_TOPP_RADIX_MIN=0u` and with 64-bit additions `TR_TOPP_CUT_RADIX=1`,
-/// the histogram's select reading its bins from L2
-/// `TR_TOPP_SELECT_SMEM=0`, the gather's masses inside its loop
+/// the gather's masses inside its loop
 /// `TR_TOPP_GATHER_LATE=0`, the mass sums in static shared memory
 /// `TR_TOPP_SUM_DYN=0`, one
 /// 128-bit sum a bin
@@ -153,7 +152,6 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_CUT_RADIX=0",
         "TR_TOPP_RADIX_MIN=0u",
         "TR_TOPP_CUT_RADIX=1",
-        "TR_TOPP_SELECT_SMEM=0",
         "TR_TOPP_GATHER_LATE=0",
         "TR_TOPP_SUM_DYN=0",
         "TR_TOPP_SUM16=0",
