@@ -2960,14 +2960,12 @@ static_assert(TR_TOPP_RANK_MAX <= TR_TOPP_CAP / 2, "the ranks and the sorted key
 #ifndef TR_TOPP_GATHER_LATE
 #define TR_TOPP_GATHER_LATE 1
 #endif
-// 2: the cut of a list longer than TR_TOPP_RADIX_MIN elements is a radix
-// selection over its keys with 32-bit shared additions (tr_topp_cut_radix2),
-// no sort; 1: the same with 64-bit additions and a least and greatest key a
-// bucket (tr_topp_cut_radix; run 45 timed it 2-9 us a call slower); 0: such
-// a list is sorted by ranks or by the bitonic sort and walked (the cut
-// before run 45). Tuning variants; the same cut.
+// 1: the cut of a list longer than TR_TOPP_RADIX_MIN elements is a radix
+// selection over its keys (tr_topp_cut_radix), no sort; 0: such a list is
+// sorted by ranks or by the bitonic sort and walked (the cut before run 45;
+// a tuning variant, the same cut).
 #ifndef TR_TOPP_CUT_RADIX
-#define TR_TOPP_CUT_RADIX 2
+#define TR_TOPP_CUT_RADIX 1
 #endif
 #ifndef TR_TOPP_RADIX_MIN
 #define TR_TOPP_RADIX_MIN 64u
@@ -2975,132 +2973,6 @@ static_assert(TR_TOPP_RANK_MAX <= TR_TOPP_CAP / 2, "the ranks and the sorted key
 // The radix cut's shared state: a round's buckets and what the next round
 // takes.
 struct CutRadix {
-    u64 lo[256], hi[256];      // a bucket's masses: the sums of their low and high 32 bits
-    u64 kmin[256], kmax[256];  // a bucket's least and greatest key (~0 and 0: empty)
-    u64 cmin, cmax;            // the candidates: the keys in [cmin, cmax]
-    u64 r_lo, r_hi;            // the mass still needed among them
-    u32 state;                 // 0: another round; 1: cut recorded; 2: no cut
-};
-// The walk's element without a sort: the first element in descending key
-// order at which the running mass reaches r. A round buckets the candidates
-// (at first every key of the list) by the 8 bits from the highest bit where
-// the least and the greatest candidate differ (the bits above it they
-// share), summing each bucket's masses and noting its least and greatest
-// key. One warp then finds, in descending bucket order, the first nonempty
-// bucket where the running mass reaches r: it holds the walk's element, its
-// keys are the next round's candidates, and r less the masses of the buckets
-// above it is the next round's r. A bucket of one key is the cut. The keys
-// are distinct, so every round with two or more candidates splits them and
-// at most eight rounds run. Integer sums only: the order of the shared
-// additions does not matter. Where the list's masses do not reach r, no cut
-// is recorded (as after the walk). Every thread of the block calls it.
-__device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, const u64* key,
-                                               const u64* mass, u32 n, u128 r, CutRadix& S) {
-    const u32 lane = threadIdx.x & 31;
-    u64 mn = ~0ULL, mx = 0;
-    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-        const u64 k = key[j];
-        mn = k < mn ? k : mn;
-        mx = k > mx ? k : mx;
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        const u64 omn = __shfl_xor_sync(TR_FULL, (unsigned long long)mn, off);
-        const u64 omx = __shfl_xor_sync(TR_FULL, (unsigned long long)mx, off);
-        mn = omn < mn ? omn : mn;
-        mx = omx > mx ? omx : mx;
-    }
-    if (threadIdx.x == 0) {
-        S.cmin = ~0ULL;
-        S.cmax = 0;
-        S.r_lo = (u64)r;
-        S.r_hi = (u64)(r >> 64);
-        S.state = 0;
-    }
-    __syncthreads();
-    if (lane == 0) {
-        atomicMin((unsigned long long*)&S.cmin, (unsigned long long)mn);
-        atomicMax((unsigned long long*)&S.cmax, (unsigned long long)mx);
-    }
-    // Phase clock: 11 the range known; 2 and 3 the first round's buckets
-    // counted and picked, 4 and 5 the second's, 12 and 13 the last's.
-    int round = 0;
-    for (;; round++) {
-        for (u32 d = threadIdx.x; d < 256; d += blockDim.x) {
-            S.lo[d] = 0;
-            S.hi[d] = 0;
-            S.kmin[d] = ~0ULL;
-            S.kmax[d] = 0;
-        }
-        __syncthreads();
-        if (round == 0) tr_phase(11);
-        const u64 cmin = S.cmin, cmax = S.cmax;
-        const u64 diff = cmin ^ cmax;
-        const int h = diff != 0 ? 63 - __clzll((long long)diff) : 0;
-        const int sh = h > 7 ? h - 7 : 0;
-        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-            const u64 k = key[j];
-            if (k < cmin || k > cmax) continue;
-            const u32 d = (u32)(k >> sh) & 255u;
-            const u64 m = mass[j];
-            atomicAdd((unsigned long long*)&S.lo[d], (unsigned long long)(m & 0xffffffffULL));
-            atomicAdd((unsigned long long*)&S.hi[d], (unsigned long long)(m >> 32));
-            atomicMin((unsigned long long*)&S.kmin[d], (unsigned long long)k);
-            atomicMax((unsigned long long*)&S.kmax[d], (unsigned long long)k);
-        }
-        __syncthreads();
-        tr_phase(round == 0 ? 2 : round == 1 ? 4 : 12);
-        if (threadIdx.x < 32) {
-            // Lane L holds buckets 255 - 8L down to 248 - 8L.
-            u128 sum = 0;
-            bool any = false;
-#pragma unroll
-            for (u32 q = 0; q < 8; q++) {
-                const u32 d = 255u - 8u * lane - q;
-                sum += ((u128)S.hi[d] << 32) + (u128)S.lo[d];
-                any = any || S.kmin[d] <= S.kmax[d];
-            }
-            const u128 incl = tr_warp_scan_u128(sum);
-            const u128 rr = ((u128)S.r_hi << 64) | (u128)S.r_lo;
-            const u32 hit = __ballot_sync(TR_FULL, any && incl >= rr);
-            if (hit == 0) {
-                if (lane == 0) S.state = 2;
-            } else if (lane == (u32)(__ffs(hit) - 1)) {
-                u128 before = incl - sum;
-                for (u32 q = 0; q < 8; q++) {
-                    const u32 d = 255u - 8u * lane - q;
-                    const u64 kl = S.kmin[d], kh = S.kmax[d];
-                    const u128 md = ((u128)S.hi[d] << 32) + (u128)S.lo[d];
-                    if (kl <= kh && before + md >= rr) {
-                        if (kl == kh) {
-                            tr_topp_set_cut(A, row, kl);
-                            S.state = 1;
-                        } else {
-                            const u128 rn = rr - before;
-                            S.cmin = kl;
-                            S.cmax = kh;
-                            S.r_lo = (u64)rn;
-                            S.r_hi = (u64)(rn >> 64);
-                        }
-                        break;
-                    }
-                    before += md;
-                }
-            }
-        }
-        __syncthreads();
-        tr_phase(round == 0 ? 3 : round == 1 ? 5 : 13);
-        if (S.state != 0) return;
-    }
-}
-
-// TR_TOPP_CUT_RADIX=2 (the default): the same selection with native 32-bit shared
-// additions only (a bucket's count and the sums of its masses' four 16-bit
-// pieces, each below 2^27 for at most 2^11 elements) and the next round's
-// range from a pass over the chosen bucket's keys, instead of 64-bit
-// additions and a least and greatest key a bucket, which compile to
-// compare-and-swap loops.
-struct CutRadix2 {
     u32 cnt[256];
     u32 piece[4][256];
     u64 wmin[TR_MAX_WARPS], wmax[TR_MAX_WARPS];
@@ -3109,8 +2981,27 @@ struct CutRadix2 {
     u32 c;
     u32 state;  // 0: another round; 1: cut recorded; 2: no cut; 3: the chosen bucket holds one key
 };
-__device__ __noinline__ void tr_topp_cut_radix2(const SampleArgs& A, u32 row, const u64* key,
-                                                const u64* mass, u32 n, u128 r, CutRadix2& S) {
+// The walk's element without a sort: the first element in descending key
+// order at which the running mass reaches r. A round buckets the candidates
+// (at first every key of the list) by the 8 bits from the highest bit where
+// the least and the greatest candidate differ (the bits above it they
+// share), counting each bucket's keys and summing its masses (four 16-bit
+// pieces a mass, native 32-bit shared additions: each sum stays below 2^27
+// for at most 2^11 elements). One warp then finds, in descending bucket
+// order, the first nonempty bucket where the running mass reaches r: it
+// holds the walk's element, a pass over its keys gives the next round's
+// least and greatest candidate, and r less the masses of the buckets above
+// it is the next round's r. A bucket of one key is the cut; r = 0 is the
+// greatest key, found before the rounds. The keys are distinct, so every
+// round with two or more candidates splits them and at most eight rounds
+// run. Integer sums only: the order of the shared additions does not
+// matter. Where the list's masses do not reach r, no cut is recorded (as
+// after the walk). Every thread of the block calls it. (Run 45 timed a
+// first form with 64-bit shared additions and each bucket's least and
+// greatest key, which compile to compare-and-swap loops, 2-9 us a call
+// slower; commit f2e895f has it as TR_TOPP_CUT_RADIX=1.)
+__device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, const u64* key,
+                                               const u64* mass, u32 n, u128 r, CutRadix& S) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
     // The least and greatest key of the candidates in [lo, hi] whose digit at
     // sh is c (c = 256: every digit), into S.cmin and S.cmax by thread 0
@@ -3241,7 +3132,7 @@ __device__ __noinline__ void tr_topp_cut_radix2(const SampleArgs& A, u32 row, co
 // (a list longer than TR_TOPP_RADIX_MIN: the same element by
 // tr_topp_cut_radix, in S).
 __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key, u64* mass,
-                                         CutRadix& S, CutRadix2& S2) {
+                                         CutRadix& S) {
     ToppRow* R = tr_topp_state(A, row);
     const u32 n = __ldcg(&R->count);
     const u128 r = ((u128)R->r_hi << 64) | (u128)R->r_lo;
@@ -3265,10 +3156,7 @@ __device__ __noinline__ void tr_topp_cut(const SampleArgs& A, u32 row, u64* key,
     __syncthreads();
     tr_phase(10);
     if (TR_TOPP_CUT_RADIX && n > TR_TOPP_RADIX_MIN) {
-        if (TR_TOPP_CUT_RADIX == 2)
-            tr_topp_cut_radix2(A, row, key, mass, n, r, S2);
-        else
-            tr_topp_cut_radix(A, row, key, mass, n, r, S);
+        tr_topp_cut_radix(A, row, key, mass, n, r, S);
         return;
     }
     // Sorted by rank key, descending (keys are distinct): a short list by
@@ -3537,7 +3425,6 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
     // The radix cut's buckets, then the fallback's state (one after the other).
     __shared__ union {
         CutRadix radix;
-        CutRadix2 radix2;
         FilterShared filter;
     } s_aux;
     if (active) tr_topp_gather_chunk<DT>(A, row, chunk, st, R, s_key, s_mass);
@@ -3547,7 +3434,7 @@ __device__ void tr_topp_gather(const SampleArgs& A) {
         return;
     }
     tr_phase(6);
-    if (active) tr_topp_cut(A, row, s_key, s_mass, s_aux.radix, s_aux.radix2);
+    if (active) tr_topp_cut(A, row, s_key, s_mass, s_aux.radix);
     __syncthreads();
     tr_phase(7);
     tr_topp_tail_done<DT>(A);

@@ -90,10 +90,10 @@ fn precompiled_builds_match_their_own_compilation() {
 /// up to 1,024 elements, refuted in run 44 `TR_TOPP_RANK_MAX=1024u`, the
 /// cut's sort and walk of lists over 64 elements before run 45
 /// `TR_TOPP_CUT_RADIX=0`, its radix selection of every list
-/// `TR_TOPP_RADIX_MIN=0u` and with 64-bit additions `TR_TOPP_CUT_RADIX=1`,
-/// the gather's masses inside its loop
+/// `TR_TOPP_RADIX_MIN=0u`, the gather's masses inside its loop
 /// `TR_TOPP_GATHER_LATE=0`, the mass sums in static shared memory
-/// `TR_TOPP_SUM_DYN=0`, one
+/// `TR_TOPP_SUM_DYN=0`, the L1 prefetches refuted in run 45
+/// (`TR_TOPP_HIST_PF=1`, `TR_TOPP_GATHER_PF=2`), one
 /// 128-bit sum a bin
 /// `TR_TOPP_SUM16=0`, the gather without float bounds
 /// `TR_TOPP_GATHER_PREFILTER=0`), the bf16 histogram's staging and cluster
@@ -151,9 +151,10 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_RANK_MAX=1024u",
         "TR_TOPP_CUT_RADIX=0",
         "TR_TOPP_RADIX_MIN=0u",
-        "TR_TOPP_CUT_RADIX=1",
         "TR_TOPP_GATHER_LATE=0",
         "TR_TOPP_SUM_DYN=0",
+        "TR_TOPP_HIST_PF=1",
+        "TR_TOPP_GATHER_PF=2",
         "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
         "TR_TOPP_STAGE=4",

@@ -1,6 +1,5 @@
-//! The top-p gather's radix cut (`kernels/topp.cu`, `TR_TOPP_CUT_RADIX`:
-//! `tr_topp_cut_radix2`, the default, and `tr_topp_cut_radix`) as an
-//! algorithm on the host, against the sort and
+//! The top-p gather's radix cut (`kernels/topp.cu`, `tr_topp_cut_radix`,
+//! `TR_TOPP_CUT_RADIX`) as an algorithm on the host, against the sort and
 //! walk it replaces. It checks the argument, not the CUDA code (which only a
 //! device runs; the CUDA check compares every gathered row's cut with the
 //! CPU model there): for a list of distinct rank keys with their masses and
@@ -9,11 +8,11 @@
 //! reaches r, and name none where the list's masses do not reach r.
 //!
 //! The model sums a bucket's masses in two 32-bit halves and keeps each
-//! bucket's least and greatest key, as `tr_topp_cut_radix` does;
-//! `tr_topp_cut_radix2` sums four 16-bit pieces and finds the chosen
-//! bucket's least and greatest key by a pass over its keys (the same sums,
-//! the same range, so the same buckets), and takes r = 0 (the greatest key)
-//! before the rounds, where the rounds reach the same key.
+//! bucket's least and greatest key; the kernel sums four 16-bit pieces and
+//! finds the chosen bucket's least and greatest key by a pass over its keys
+//! (the same sums, the same range, so the same buckets), and takes r = 0
+//! (the greatest key) before the rounds, where the rounds reach the same
+//! key.
 //!
 //! A list is the elements of bin b*: key `(order key of x) << 32 | !index`,
 //! mass a non-increasing function of the key's upper half, so that ties in
