@@ -3004,8 +3004,8 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
                                                const u64* mass, u32 n, u128 r, CutRadix& S) {
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
     // The least and greatest key of the candidates in [lo, hi] whose digit at
-    // sh is c (c = 256: every digit), into S.cmin and S.cmax by thread 0
-    // after a barrier; thread 0 returns them.
+    // sh is c (c = 256: every digit): each warp's through shuffles, then,
+    // after a barrier, the block's in thread 0's mn and mx.
     auto range = [&](u64 lo, u64 hi, int sh, u32 c, u64& mn, u64& mx) {
         mn = ~0ULL;
         mx = 0;
@@ -3048,6 +3048,8 @@ __device__ __noinline__ void tr_topp_cut_radix(const SampleArgs& A, u32 row, con
             S.state = n != 0 ? 1u : 2u;
         }
     }
+    // Phase clock: 11 the range known; 2 and 3 the first round's buckets
+    // counted and picked, 4 and 5 the second's, 12 and 13 the last's.
     for (int round = 0;; round++) {
         for (u32 d = threadIdx.x; d < 256; d += blockDim.x) {
             S.cnt[d] = 0;
