@@ -192,11 +192,12 @@ struct ToppMap {
     u32 np;  // positive entries: 0 .. np - 1; the middle bin is entry np
     u32 e;   // entries in all
 };
-__device__ ToppMap tr_topp_map(double a_max, double t) {
+// tr_topp_map_lo: the same map from a top a_max (a bf16 value) down to any
+// window bottom lo (the row's map has lo = a_max - 45 T).
+__device__ ToppMap tr_topp_map_lo(double a_max, double lo) {
     const u32 ha = __float_as_uint((float)a_max) >> 16;  // a_max is a bf16 value
     const bool apos = (ha >> 15) == 0;
     const u32 wa = ha & 0x7fffu;
-    const double lo = __dsub_rn(a_max, __dmul_rn(45.0, t));
     // Positive magnitudes below wlo and negative ones above wl have mass 0.
     const u32 wlo = lo > 0.0 ? __float_as_uint(__double2float_rz(lo)) >> 16 : 0u;
     u32 wl = 0;
@@ -217,6 +218,52 @@ __device__ ToppMap tr_topp_map(double a_max, double t) {
         if (M.e <= TR_TOPP_VALUES || M.wz >= 0x7f80u) return M;
         M.wz += 0x80u;  // Z doubles: one binade fewer on each side
     }
+}
+__device__ __forceinline__ ToppMap tr_topp_map(double a_max, double t) {
+    return tr_topp_map_lo(a_max, __dsub_rn(a_max, __dmul_rn(45.0, t)));
+}
+// 1 (test builds only): tr_topp_fuse_window puts the top at the sample's
+// largest value where it can, so that every row whose maximum the sample
+// misses takes the second count (the CUDA check runs it).
+#ifndef TR_TOPP_FUSE_TOP_AT_SAMPLE
+#define TR_TOPP_FUSE_TOP_AT_SAMPLE 0
+#endif
+// The window of a map under which a row can be counted before its maximum is
+// known (TR_TOPP_FUSE: the scan and the count in one read of the row). s is
+// the largest value of a sample of the row, so a_max >= s. The bottom lo = s
+// - 45 T lies at or below the row's own (a_max - 45 T, the same binary64
+// steps, which are monotone); the top a_top is as high as TR_TOPP_VALUES
+// entries allow with the middle bin at its least (Z = 2^-8): each octave of
+// magnitudes above Z takes 128 entries, so the top can lie far above s for a
+// few hundred empty entries. Under tr_topp_map_lo(a_top, lo), each element of
+// a row with a_max <= a_top counts in the entry of its own value or in the
+// middle entry, as under the row's own map; values the row's map leaves out
+// (mass 0) may take entries, whose masses are then 0. The caller counts
+// again under the row's map where a_max > a_top. False where s is not
+// finite, or the window cannot reach s.
+__device__ __forceinline__ bool tr_topp_fuse_window(float s, double t, double& a_top, double& lo) {
+    const u32 hs = __float_as_uint(s) >> 16;  // s is a bf16 value
+    if ((hs & 0x7f80u) == 0x7f80u) return false;  // +-inf or NaN
+    lo = __dsub_rn((double)s, __dmul_rn(45.0, t));
+    // tr_topp_map_lo's first round (Z = 2^-8) for a positive top: positive
+    // entries from magnitude bits wp1 up, the middle one, nn negative ones.
+    const u32 wz = 0x3B80u;
+    const u32 wlo = lo > 0.0 ? __float_as_uint(__double2float_rz(lo)) >> 16 : 0u;
+    u32 wl = 0;
+    if (lo < 0.0) {
+        const u32 b = __float_as_uint(__double2float_ru(__dmul_rn(-1.0, lo)));
+        wl = min((b >> 16) + ((b & 0xffffu) != 0 ? 1u : 0u), 0x7f7fu);
+    }
+    const u32 wp1 = max(wz, wlo);
+    const u32 nn = (lo < 0.0 && wl >= wz) ? wl - wz + 1 : 0;
+    if (nn + 2 > TR_TOPP_VALUES) return false;
+    // (wa - wp1 + 1) + 1 + nn <= TR_TOPP_VALUES.
+    u32 wa = min(TR_TOPP_VALUES - 2 - nn + wp1, 0x7f7fu);
+    const bool spos = (hs >> 15) == 0;
+    if (wa < wp1 || (spos && (hs & 0x7fffu) > wa)) return false;
+    if (TR_TOPP_FUSE_TOP_AT_SAMPLE && spos && (hs & 0x7fffu) >= wp1) wa = hs & 0x7fffu;
+    a_top = (double)__uint_as_float(wa << 16);
+    return true;
 }
 // The entry map of a bf16 row as integer steps on raw bits, two values a
 // word. The order key of bf16 bits h (h ^ 0xffff for negative h, h | 0x8000
@@ -1322,6 +1369,57 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
     }
 }
 
+// The count of one unit of a bf16 row (tr_topp_hist): each element adds one
+// to the count of its entry under Q, clamped to Q.ec (the slot the select
+// never reads), in the table at shared address tbl32 (tbl by pointer where
+// TR_TOPP_LEAN_COUNT is 0); the elements of the middle entry (mid2: its
+// entry, scaled as the increments', in both halves) go into the list s_mid,
+// *s_nmid its length (a slot past TR_TOPP_MIDCAP is counted, not written).
+__device__ __forceinline__ void tr_topp_count8(const Raw8& r, const ToppKeys& Q, u32 ec2, u32 mid2, u32 tbl32,
+                                               u32* tbl, float* s_mid, u32* s_nmid) {
+    const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
+    u32 e2[4], zany = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        e2[j] = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
+        if (TR_TOPP_LEAN_COUNT) {
+            asm("shl.b32 %0, %0, 2;" : "+r"(e2[j]));
+            tr_red_shared_inc(tbl32 + (e2[j] & 0xffffu));
+            tr_red_shared_inc(tbl32 + (e2[j] >> 16));
+        } else {
+            atomicAdd(&tbl[e2[j] & 0xffffu], 1u);
+            atomicAdd(&tbl[e2[j] >> 16], 1u);
+        }
+        // A zero 16-bit half of h = e2 ^ mid2 (a middle element)
+        // sets bit 15 or 31 of (h - 0x10001) & ~h; a borrow can
+        // set a bit beside a zero half, never without one.
+        const u32 h = e2[j] ^ mid2;
+        if (TR_TOPP_MID_ANY) zany |= (h - 0x00010001u) & ~h;
+    }
+    if (TR_TOPP_MID_ANY && (zany & 0x80008000u) == 0) return;
+    // Bit 15 (31) set exactly where the low (high) half of h is 0:
+    // a middle element. Element 2j's flag goes to bit 15 - j, element
+    // 2j + 1's to bit 31 - j.
+    u32 z = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const u32 h = e2[j] ^ mid2;
+        z |= (~(((h & 0x7fff7fffu) + 0x7fff7fffu) | h) & 0x80008000u) >> j;
+    }
+    if (z == 0) return;
+    // The unit's middle elements into the list: one shared atomic.
+    u32 slot = atomicAdd(s_nmid, (u32)__popc(z));
+    do {
+        const u32 b = 31 - __clz(z);
+        z ^= 1u << b;
+        const u32 j = 15 - (b & 15);
+        const u32 wj = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
+        const u32 v = b >= 16 ? wj & 0xffff0000u : wj << 16;
+        if (slot < TR_TOPP_MIDCAP) s_mid[slot] = __uint_as_float(v);
+        slot++;
+    } while (z != 0);
+}
+
 // L2 eviction priorities of the bf16 histogram's reads of its chunk
 // (tr_ldg16): a block without a first pass scans its chunk and then counts
 // it, so the scan's lines are kept (1: evict_last) and the count's, read for
@@ -1333,6 +1431,14 @@ __device__ __forceinline__ void tr_topp_entries8(const Raw8& r, const ToppKeys& 
 #endif
 #ifndef TR_TOPP_COUNT_POL
 #define TR_TOPP_COUNT_POL 2
+#endif
+// 1: a bf16 histogram block without a first pass whose row is its one chunk
+// (B >= 265 at V = 131072) scans and counts the row in one read, under a
+// provisional map from a sample of the row (tr_topp_fuse_count); 0: it scans
+// the row and then reads it again to count (a timing variant; the same
+// results).
+#ifndef TR_TOPP_FUSE
+#define TR_TOPP_FUSE 1
 #endif
 // Most units a thread of a bf16 histogram block without a first pass copies
 // into shared memory (cp.async, all of them in flight at once) and scans
@@ -2357,6 +2463,59 @@ __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row,
 #ifndef TR_TOPP_SUM_DYN
 #define TR_TOPP_SUM_DYN 1
 #endif
+// The scan and the count of a bf16 row of one chunk in one read
+// (TR_TOPP_FUSE), for a block without a first pass. Each thread loads one
+// unit, the units spread evenly over the chunk; their largest value s gives
+// the provisional map (tr_topp_fuse_window, the same in every thread), under
+// which the loop then counts each unit as tr_topp_hist's count does and
+// takes it into the scan's accumulator as tr_scan does (the same units in the
+// same order a thread, so acc is tr_scan's). The table and the middle list
+// are cleared first (every entry: the map is not known yet). Returns false,
+// having loaded only the sample, where the window does not hold (the caller
+// scans and counts as before); else true with the window's top and bottom in
+// s_win[0] and s_win[1]: the caller compares the top with the row's maximum
+// once it is known.
+__device__ __forceinline__ bool tr_topp_fuse_count(const SampleArgs& A, u32 row, i64 ulo, i64 uhi, double t,
+                                                   Acc& acc, float* s_mid, u32* s_nmid, double* s_win) {
+    __shared__ u32 s_wkey[TR_MAX_WARPS];
+    const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
+    const bool al = (((u64)xrow) & 15) == 0;
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const i64 u = ulo + (i64)threadIdx.x * (uhi - ulo) / (i64)blockDim.x;
+    const float um = tr_unit_max<1>(tr_fetch8<1, TR_TOPP_SCAN_POL>(xrow, u * 8, A.vocab, al, u < uhi));
+    // Order keys: NaN above every value.
+    const u32 key = __reduce_max_sync(TR_FULL, um != um ? 0xffffffffu : tr_fkey(um));
+    if (lane == 0) s_wkey[warp] = key;
+    u32 fit;
+    u32* const h_cnt = tr_topp_tables(fit);
+    for (u32 e = threadIdx.x; e <= TR_TOPP_VALUES; e += blockDim.x) h_cnt[e] = 0;
+    if (threadIdx.x == 0) *s_nmid = 0;
+    __syncthreads();
+    u32 smax = 0;
+    for (u32 w = 0; w < nwarps; w++) smax = max(smax, s_wkey[w]);
+    double a_top, lo;
+    if (smax == 0xffffffffu || !tr_topp_fuse_window(tr_funkey(smax), t, a_top, lo)) return false;
+    const ToppMap M = tr_topp_map_lo(a_top, lo);
+    const ToppKeys Q = tr_topp_keys(M, a_top);
+    const u32 ec2 = Q.ec | (Q.ec << 16);
+    const u32 midx = TR_TOPP_LEAN_COUNT ? Q.mid * 4 : Q.mid;
+    const u32 mid2 = Q.mid == TR_TOPP_NONE ? 0xffffffffu : midx | (midx << 16);
+    const u32 tbl32 = tr_topp_tables32();
+    ScanAcc<1, false> sa;
+    tr_topp_range<1, TR_TOPP_VALUE_UNITS_LONG, TR_TOPP_COUNT_POL>(A, row, ulo, uhi, [&](const Raw8& r, i64 v) {
+        RawA<1, false> ra;
+        ra.x = r;
+        sa.take(ra, v);
+        tr_topp_count8(r, Q, ec2, mid2, tbl32, h_cnt, s_mid, s_nmid);
+    });
+    sa.into(acc);
+    if (threadIdx.x == 0) {
+        s_win[0] = a_top;
+        s_win[1] = lo;
+    }
+    return true;
+}
+
 // STAGE: the build of tr_topp_hist_stage_bf16, which the host launches for
 // batches without a first pass whose chunks it stages (launch::topp_stages);
 // the other kernels have none of the staging's code (with it, the count
@@ -2384,6 +2543,10 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     // Whether the chunk's units were staged in shared memory by its scan
     // (TR_TOPP_STAGE), for the count.
     bool staged = false;
+    // Whether the scan counted the chunk too, under the provisional map of the
+    // window s_fwin (TR_TOPP_FUSE, tr_topp_fuse_count).
+    bool fused = false;
+    __shared__ double s_fwin[2];
     // Phase clock (TR_PHASE_PRINT; scripts/phase-clock.py --tag
     // tr_phase_hist): 0 start, 1 tables cleared, 2 counted, 3 value masses,
     // 4 middle masses, 5 counts flushed, 6 the row's last block known, 7
@@ -2473,8 +2636,13 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             }
             sa.into(acc);
         } else {
-            tr_scan<1, false, false, TR_TOPP_SCAN_POL>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8,
-                                                       0, acc);
+            if constexpr (VALUES && TR_TOPP_FUSE && !STAGE && !TR_TOPP_RACE) {
+                if (A.nchunks == 1 && A.topp_seg_units == 0)
+                    fused = tr_topp_fuse_count(A, row, ulo, uhi, A.temperature[row], acc, s_mid, &s_nmid, s_fwin);
+            }
+            if (!fused)
+                tr_scan<1, false, false, TR_TOPP_SCAN_POL>(xrow, nullptr, al, false, A.vocab, ulo * 8, uhi * 8,
+                                                           0, acc);
         }
         // (Staged, the copies joined the thread's first group, complete.)
         if (race && threadIdx.x == 0) {
@@ -2509,8 +2677,12 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
     const double mthr = min_p > 0.0 ? tr_min_p_threshold(t, min_p) : 0.0;
     ToppRow* R = tr_topp_state(A, row);
     if constexpr (VALUES) {
-        const ToppMap M = tr_topp_map(a_max, t);
-        const ToppKeys Q = tr_topp_keys(M, a_max);
+        // The count is done where the scan counted under a window that holds
+        // the row's maximum; else (and where the window failed) it counts
+        // under the row's map.
+        const bool counted = fused && a_max <= s_fwin[0];
+        const ToppMap M = counted ? tr_topp_map_lo(s_fwin[0], s_fwin[1]) : tr_topp_map(a_max, t);
+        const ToppKeys Q = tr_topp_keys(M, counted ? s_fwin[0] : a_max);
         const u32 ec2 = Q.ec | (Q.ec << 16);
         // The middle entry in both halves (scaled as the count loop's
         // entries); all ones, which no entry matches, where it is empty.
@@ -2530,7 +2702,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // aligned) are left to the race kernel: its count has no race (the
         // kernel spilled more with it).
         if (TR_TOPP_RACE && STAGE && !staged) rc.on = false;
-        if (!staged) {
+        if (!staged && !counted) {
             for (u32 sg = 0; sg < SG.segs; sg++)
                 for (u32 e = threadIdx.x; e <= M.e; e += blockDim.x) h_cnt[sg * (NB + 1) + e] = 0;
             if (threadIdx.x == 0) s_nmid = 0;
@@ -2543,7 +2715,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
         // Every element adds to a slot, no branch: those without a counted
         // entry to slot Q.ec, which the select never reads (past the entries,
         // or the middle entry, whose count is never read).
-        for (u32 sg = 0; sg < SG.segs; sg++) {
+        for (u32 sg = 0; sg < (counted ? 0u : SG.segs); sg++) {
             u32* const tbl = h_cnt + sg * (NB + 1);
             const i64 s0 = ulo + (i64)sg * SG.units;
             const i64 s1 = SG.segs == 1 ? uhi : min(s0 + (i64)SG.units, uhi);
@@ -2563,49 +2735,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
                 if (tr_unit_max<1>(r) >= rcut[tr_lead_class(lmin)])
                     tr_topp_survive(x, lb, (u32)u, rcut, tr_topp_surv_at(A, row, chunk), tr_topp_surv_cap(A), &s_nsurv);
             };
-            auto count = [&](const Raw8& r, i64) {
-                const u32 w[4] = {r.v0.x, r.v0.y, r.v0.z, r.v0.w};
-                u32 e2[4], zany = 0;
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    e2[j] = tr_min_u16x2(tr_topp_entries2(w[j], Q), ec2);
-                    if (TR_TOPP_LEAN_COUNT) {
-                        asm("shl.b32 %0, %0, 2;" : "+r"(e2[j]));
-                        tr_red_shared_inc(tbl32 + (e2[j] & 0xffffu));
-                        tr_red_shared_inc(tbl32 + (e2[j] >> 16));
-                    } else {
-                        atomicAdd(&tbl[e2[j] & 0xffffu], 1u);
-                        atomicAdd(&tbl[e2[j] >> 16], 1u);
-                    }
-                    // A zero 16-bit half of h = e2 ^ mid2 (a middle element)
-                    // sets bit 15 or 31 of (h - 0x10001) & ~h; a borrow can
-                    // set a bit beside a zero half, never without one.
-                    const u32 h = e2[j] ^ mid2;
-                    if (TR_TOPP_MID_ANY) zany |= (h - 0x00010001u) & ~h;
-                }
-                if (TR_TOPP_MID_ANY && (zany & 0x80008000u) == 0) return;
-                // Bit 15 (31) set exactly where the low (high) half of h is 0:
-                // a middle element. Element 2j's flag goes to bit 15 - j, element
-                // 2j + 1's to bit 31 - j.
-                u32 z = 0;
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    const u32 h = e2[j] ^ mid2;
-                    z |= (~(((h & 0x7fff7fffu) + 0x7fff7fffu) | h) & 0x80008000u) >> j;
-                }
-                if (z == 0) return;
-                // The unit's middle elements into the list: one shared atomic.
-                u32 slot = atomicAdd(&s_nmid, (u32)__popc(z));
-                do {
-                    const u32 b = 31 - __clz(z);
-                    z ^= 1u << b;
-                    const u32 j = 15 - (b & 15);
-                    const u32 wj = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
-                    const u32 v = b >= 16 ? wj & 0xffff0000u : wj << 16;
-                    if (slot < TR_TOPP_MIDCAP) s_mid[slot] = __uint_as_float(v);
-                    slot++;
-                } while (z != 0);
-            };
+            auto count = [&](const Raw8& r, i64) { tr_topp_count8(r, Q, ec2, mid2, tbl32, tbl, s_mid, &s_nmid); };
             if (staged) {
                 // One segment (a row of many chunks): the units its scan
                 // staged, each thread its own.
