@@ -1434,9 +1434,11 @@ __device__ __forceinline__ void tr_topp_count8(const Raw8& r, const ToppKeys& Q,
 #endif
 // 1: a bf16 histogram block without a first pass whose row is its one chunk
 // (B >= 265 at V = 131072) scans and counts the row in one read, under a
-// provisional map from a sample of the row (tr_topp_fuse_count); 0: it scans
-// the row and then reads it again to count (a timing variant; the same
-// results).
+// provisional map from a sample of the row (tr_topp_fuse_count); 2: also
+// the blocks of a row of many chunks that do not stage their chunk (each
+// takes the same sample of the whole row, so the row's blocks count under
+// one map); 0: the scan and then a second read to count (timing variants;
+// the same results).
 #ifndef TR_TOPP_FUSE
 #define TR_TOPP_FUSE 1
 #endif
@@ -2463,9 +2465,10 @@ __device__ __forceinline__ void tr_topp_hist_float(const SampleArgs& A, u32 row,
 #ifndef TR_TOPP_SUM_DYN
 #define TR_TOPP_SUM_DYN 1
 #endif
-// The scan and the count of a bf16 row of one chunk in one read
+// The scan and the count of a bf16 chunk in one read
 // (TR_TOPP_FUSE), for a block without a first pass. Each thread loads one
-// unit, the units spread evenly over the chunk; their largest value s gives
+// unit, the units spread evenly over the row (the same in every block of
+// the row); their largest value s gives
 // the provisional map (tr_topp_fuse_window, the same in every thread), under
 // which the loop then counts each unit as tr_topp_hist's count does and
 // takes it into the scan's accumulator as tr_scan does (the same units in the
@@ -2481,8 +2484,9 @@ __device__ __forceinline__ bool tr_topp_fuse_count(const SampleArgs& A, u32 row,
     const u16* xrow = (const u16*)A.logits + (u64)row * A.row_stride;
     const bool al = (((u64)xrow) & 15) == 0;
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    const i64 u = ulo + (i64)threadIdx.x * (uhi - ulo) / (i64)blockDim.x;
-    const float um = tr_unit_max<1>(tr_fetch8<1, TR_TOPP_SCAN_POL>(xrow, u * 8, A.vocab, al, u < uhi));
+    const i64 nu = ((i64)A.vocab + 7) / 8;
+    const i64 u = (i64)threadIdx.x * nu / (i64)blockDim.x;
+    const float um = tr_unit_max<1>(tr_fetch8<1, TR_TOPP_SCAN_POL>(xrow, u * 8, A.vocab, al, u < nu));
     // Order keys: NaN above every value.
     const u32 key = __reduce_max_sync(TR_FULL, um != um ? 0xffffffffu : tr_fkey(um));
     if (lane == 0) s_wkey[warp] = key;
@@ -2637,7 +2641,7 @@ __device__ void tr_topp_hist(const SampleArgs& A) {
             sa.into(acc);
         } else {
             if constexpr (VALUES && TR_TOPP_FUSE && !STAGE && !TR_TOPP_RACE) {
-                if (A.nchunks == 1 && A.topp_seg_units == 0)
+                if ((A.nchunks == 1 || TR_TOPP_FUSE >= 2) && A.topp_seg_units == 0)
                     fused = tr_topp_fuse_count(A, row, ulo, uhi, A.temperature[row], acc, s_mid, &s_nmid, s_fwin);
             }
             if (!fused)
