@@ -1432,15 +1432,16 @@ __device__ __forceinline__ void tr_topp_count8(const Raw8& r, const ToppKeys& Q,
 #ifndef TR_TOPP_COUNT_POL
 #define TR_TOPP_COUNT_POL 2
 #endif
-// 1: a bf16 histogram block without a first pass whose row is its one chunk
-// (B >= 265 at V = 131072) scans and counts the row in one read, under a
-// provisional map from a sample of the row (tr_topp_fuse_count); 2: also
-// the blocks of a row of many chunks that do not stage their chunk (each
-// takes the same sample of the whole row, so the row's blocks count under
-// one map); 0: the scan and then a second read to count (timing variants;
-// the same results).
+// 2: a bf16 histogram block without a first pass that does not stage its
+// chunk scans and counts it in one read, under a provisional map from a
+// sample of the row (tr_topp_fuse_count; every block of a row takes the
+// same sample of the whole row, so the row's blocks count under one map);
+// 1: only blocks whose row is their one chunk (B >= 265 at V = 131072);
+// 0: the scan and then a second read to count (timing variants; the same
+// results). Run 46 (docs/cuda-notes.md), H100, top-p 0.9 per call: B =
+// 1024 -62 us with 1 or 2, B = 256 -15.6 us with 2 (none with 1).
 #ifndef TR_TOPP_FUSE
-#define TR_TOPP_FUSE 1
+#define TR_TOPP_FUSE 2
 #endif
 // Most units a thread of a bf16 histogram block without a first pass copies
 // into shared memory (cp.async, all of them in flight at once) and scans

@@ -94,7 +94,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// `TR_TOPP_GATHER_LATE=0`, the mass sums in static shared memory
 /// `TR_TOPP_SUM_DYN=0`, the L1 prefetches refuted in run 45
 /// (`TR_TOPP_HIST_PF=1`, `TR_TOPP_GATHER_PF=2`), the bf16 histogram's
-/// scan and count in two reads before run 46 (`TR_TOPP_FUSE=0`) and its
+/// scan and count in two reads before run 46 (`TR_TOPP_FUSE=0`), fused in
+/// rows of one chunk alone (`TR_TOPP_FUSE=1`) and its
 /// test build with the window's top at the sample's maximum
 /// (`TR_TOPP_FUSE_TOP_AT_SAMPLE=1`), one
 /// 128-bit sum a bin
@@ -159,6 +160,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_HIST_PF=1",
         "TR_TOPP_GATHER_PF=2",
         "TR_TOPP_FUSE=0",
+        "TR_TOPP_FUSE=1",
         "TR_TOPP_FUSE_TOP_AT_SAMPLE=1",
         "TR_TOPP_SUM16=0",
         "TR_TOPP_GATHER_PREFILTER=0",
