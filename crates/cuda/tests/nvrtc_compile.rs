@@ -228,16 +228,28 @@ fn control_shape_compiles(defines: &[String]) {
             race,
             "{knob}: the histogram's race is built exactly where asked"
         );
-        // The shorter rare step's warp maximum is the only 32-bit max
-        // reduction of the source.
+        // The shorter rare step's warp maximum and the bf16 histogram's
+        // sample maximum (`tr_topp_fuse_count`: one, where TR_TOPP_FUSE is
+        // on and the histogram's race off) are the source's only 32-bit max
+        // reductions.
         let short: u32 = kernels::knob_value("TR_RACE_RARE_SHORT", defines)
             .expect("a default")
             .parse()
             .expect("a number");
+        let fuse = kernels::knob_value("TR_TOPP_FUSE", defines).expect("a default") != "0" && !race;
+        let maxes = ptx.matches("redux.sync.max.u32").count();
         assert_eq!(
-            ptx.contains("redux.sync.max.u32"),
+            maxes > usize::from(fuse),
             short & 1 != 0,
-            "{knob}: the rare step's key maximum is built exactly where asked"
+            "{knob}: the rare step's key maximum is built exactly where asked \
+             ({maxes} 32-bit max reductions)"
         );
+        if short & 1 == 0 {
+            assert_eq!(
+                maxes,
+                usize::from(fuse),
+                "{knob}: the fused count's sample maximum is built exactly where asked"
+            );
+        }
     }
 }
