@@ -93,6 +93,10 @@ bench)
         --metrics gpu__time_duration.sum,smsp__inst_executed.sum target/release/tailrace-cuda-check bench \
         --rows 1 --reps 5 > $logs/ncu-b1.csv 2>&1; then kt=(--kernel-time $logs/ncu-b1.csv); fi
     python3 bench/targets.py "$out/report.json" --out "$out/targets.md" ${kt[@]+"${kt[@]}"} >> $logs/report.log 2>&1; echo "targets exit $?" >> $logs/report.log
+    # The report and the targets in the logs too: the device tool returns at
+    # most eight files, which the grids of EXTRA_GRIDS can push past (run 46,
+    # call C, lost targets.md so).
+    cp "$out/report.md" "$out/targets.md" $logs/ 2>/dev/null
     tar -C /tmp -czf "$out/logs.tgz" evidence-logs
     tail -n 5 $logs/grid.log; tail -n 3 $logs/baselines.log; cat $logs/report.log | tail -n 5; cat "$out/targets.md"
     ;;
