@@ -139,6 +139,51 @@ __device__ __forceinline__ double tr_direct_lower_bound(u32 profile, u32 lead) {
     return v > TR_LB_F32_FLOOR ? v : TR_LB_F32_FLOOR;
 }
 
+// ---- the direct race's word filter (docs/cuda-notes.md, run 47) ----
+//
+// tr_direct_lower_bound of profile PROF as a function of one distance d of
+// word 0: LB(d) = max(P(d) - s, F), P = tr_prefix_lower_bound, s = 0 (f64)
+// or TR_LB_F32_SLACK, F the profile's floor, d = 0 where the profile returns
+// its floor (P(0) lies below every floor). P is non-decreasing in d (NOISE.md
+// §4.4), and so is LB.
+template <u32 PROF> __device__ __forceinline__ u32 tr_direct_dist(u32 w0) {
+    if (PROF == TR_PROFILE_F64) return ~w0;
+    if (PROF == TR_PROFILE_F32) return w0 >= 0xffffff00u ? 0u : 0xffffff00u - w0;
+    const u32 x = ((i32)w0 < 0) ? ~w0 : w0;
+    return x >= (1u << 31) - 256 ? 0u : 2 * ((1u << 31) - 256 - x);
+}
+
+// A distance limit for y > F: every d with LB(d) < y has d <= the limit
+// (all d where y is NaN or large). For d >= 1, P(d) rounds (log2_lower(d) -
+// 32) ln 2 - slack with errors below 10^-13 (operands below 90), so LB(d) < y
+// implies g(d) < t = 32 + (y + slack + s + 10^-13) / ln 2, g = log2_lower,
+// which is exact for a 32-bit d: g(d) = e + d / 2^e - 1 on [2^e, 2^(e+1)),
+// continuous and increasing. So d < 2^e (1 + f) with e = floor(t), f = t - e;
+// the margins (2^-30 on t, 1 on the limit) cover this function's own
+// rounding. tests/direct_filter.rs checks the limit against
+// profile::ln_variate_lower_bound.
+template <u32 PROF> __device__ __forceinline__ u32 tr_direct_limit(double y) {
+    const double s = PROF == TR_PROFILE_F64 ? 0.0 : TR_LB_F32_SLACK;
+    const double t = __dadd_rn(__fma_rn(__dadd_rn(y, s + TR_BOUND_SLACK + 1e-13), TR_INV_LN2, 32.0),
+                               0x1p-30);
+    if (!(t < 32.0)) return 0xffffffffu;
+    if (t < 0.0) return 0u;
+    const int e = __double2int_rd(t);
+    const double x = __dmul_rn(__dadd_rn(1.0, __dsub_rn(t, (double)e)), tr_pow2(e));
+    const u64 lim = __double2ull_rd(x) + 1;
+    return lim > 0xffffffffull ? 0xffffffffu : (u32)lim;
+}
+
+// An upper bound of (a - bs) / T from inv_t = RN(1 / T): the difference,
+// the reciprocal and the product each round by at most 2^-53 of their
+// value, so the quotient errs by less than 2^-51 of it, and raising it by
+// 2^-48 of itself covers that (where it underflows, the limit's margin
+// does). NaN where a - bs is inf - inf or the product 0 * inf.
+__device__ __forceinline__ double tr_direct_y(double a, double bs, double inv_t) {
+    const double y = __dmul_rn(__dsub_rn(a, bs), inv_t);
+    return __fma_rn(fabs(y), 0x1p-48, y);
+}
+
 // ln E of one element under any profile, from scratch.
 __device__ double tr_ln_variate(u32 profile, u64 seed, u64 position, u32 index) {
     if (profile == TR_PROFILE_EXACT) {

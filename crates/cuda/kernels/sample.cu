@@ -496,6 +496,119 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
     acc.best_i = bi;
 }
 
+// 1: the non-exact profiles race with tr_race_direct_words (the default);
+// 0: tr_race_direct, a timing knob (docs/cuda-notes.md, run 47).
+#ifndef TR_DIRECT_WORDS
+#define TR_DIRECT_WORDS 1
+#endif
+
+// One element of tr_race_direct_words that its unit's filter let through:
+// tr_race_direct's test and score for it, word 0 already at hand.
+template <u32 PROF>
+__device__ __forceinline__ void tr_direct_try(double av, u32 i, u32 w0, double neg_t, u64 seed,
+                                              u64 pos, u32 tag, double cut_a, u32 cut_i, double& bs,
+                                              u32& bi) {
+    if (!(av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i))) return;
+    const double bound = __fma_rn(neg_t, tr_direct_lower_bound(PROF, w0), av);
+    if (!(bound > bs || bi == TR_NO_TOKEN)) return;
+    const uint4 b = PROF == TR_PROFILE_F64 ? tr_block(seed, i, pos, tag) : make_uint4(w0, 0, 0, 0);
+    const double s = __fma_rn(neg_t, tr_ln_variate_block(PROF, b), av);
+    if (tr_better(s, i, bs, bi)) {
+        bs = s;
+        bi = i;
+    }
+}
+
+// tr_race_direct for one profile, with the same result, thread by thread:
+// each thread visits the same elements in the same order and admits the
+// same ones. A unit's eight Philox blocks are independent chains, computed
+// together (tr_race_direct ran them one after another inside each element's
+// tests); of each only word 0 is kept, and a unit-wide limit on its distance
+// (tr_direct_limit) lets through every element whose bound can beat the
+// thread's best: with a the unit's largest value, fma(-T, LB(d), a') > bs
+// for a' <= a needs LB(d) < (a - bs) / T <= y (tr_direct_y; the rounded
+// fma exceeds bs only where its exact value does). Those few take
+// tr_race_direct's own tests (tr_direct_try). A unit whose y is at most the
+// floor F has no candidate and computes no noise.
+template <int DT, bool BIAS, u32 PROF>
+__device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const float* brow, bool al,
+                                     bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed,
+                                     u64 pos, double cut_a, u32 cut_i, Acc& acc) {
+    typedef typename AType<BIAS>::T AT;
+    const u32 tag = PROF == TR_PROFILE_F64 ? TR_TAG_F64 : (PROF == TR_PROFILE_F32 ? TR_TAG_F32 : TR_TAG_TRITON);
+    const double floor_lb = PROF == TR_PROFILE_F64 ? TR_LB_F64_FLOOR : TR_LB_F32_FLOOR;
+    const double inv_t = -1.0 / neg_t;  // T > 0 on a racing row
+    const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    bool bad = false, any = false;
+    double bs = tr_ninf();
+    u32 bi = TR_NO_TOKEN;
+    for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += blockDim.x) {
+        AT a[8];
+        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true, a);
+        AT amax = a[0];
+        if (BIAS) {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                bad |= !(a[k] < (AT)tr_inf());
+                amax = fmax(amax, a[k]);
+            }
+        } else {
+            float anan = (float)a[0];
+#pragma unroll
+            for (int k = 1; k < 8; k++) {
+                anan = tr_fmax_nan(anan, (float)a[k]);
+                amax = fmaxf((float)amax, (float)a[k]);
+            }
+            bad |= !(anan < tr_finf());
+        }
+        // (fmax ignores NaN: amax > -inf exactly where some element is.)
+        if (!(amax > (AT)tr_ninf())) continue;
+        any = true;
+        u32 lim = 0xffffffffu;
+        if (bi != TR_NO_TOKEN) {
+            const double y = tr_direct_y((double)amax, bs, inv_t);  // NaN: every element
+            if (y <= floor_lb) continue;
+            lim = tr_direct_limit<PROF>(y);
+        }
+        u32 w[8], pass = 0;
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            w[k] = tr_block(seed, (u32)(u * 8 + k), pos, tag).x;
+            pass |= (tr_direct_dist<PROF>(w[k]) <= lim ? 1u : 0u) << k;
+        }
+        if (pass == 0) continue;
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            if (pass & (1u << k))
+                tr_direct_try<PROF>((double)a[k], (u32)(u * 8 + k), w[k], neg_t, seed, pos, tag, cut_a,
+                                    cut_i, bs, bi);
+    }
+    acc.bad = bad;
+    acc.any = any;
+    acc.best_s = bs;
+    acc.best_i = bi;
+}
+
+template <int DT, bool BIAS>
+__device__ __forceinline__ void tr_race_direct_any(const typename Elem<DT>::T* row, const float* brow,
+                                                   bool al, bool bal, u32 vocab, i64 lo, i64 hi,
+                                                   double neg_t, u32 profile, u64 seed, u64 pos,
+                                                   double cut_a, u32 cut_i, Acc& acc) {
+#if TR_DIRECT_WORDS
+    if (profile == TR_PROFILE_F64)
+        tr_race_direct_words<DT, BIAS, TR_PROFILE_F64>(row, brow, al, bal, vocab, lo, hi, neg_t, seed, pos,
+                                                       cut_a, cut_i, acc);
+    else if (profile == TR_PROFILE_F32)
+        tr_race_direct_words<DT, BIAS, TR_PROFILE_F32>(row, brow, al, bal, vocab, lo, hi, neg_t, seed, pos,
+                                                       cut_a, cut_i, acc);
+    else
+        tr_race_direct_words<DT, BIAS, TR_PROFILE_TRITON>(row, brow, al, bal, vocab, lo, hi, neg_t, seed,
+                                                          pos, cut_a, cut_i, acc);
+#else
+    tr_race_direct<DT, BIAS>(row, brow, al, bal, vocab, lo, hi, neg_t, profile, seed, pos, cut_a, cut_i, acc);
+#endif
+}
+
 // ---- the exact race with the lead bound (spec: NOISE.md §4.4) ----
 //
 // A lane's unit of eight elements takes its eight 16-bit leads from one lead
@@ -2831,11 +2944,11 @@ __device__ void tr_pass(const SampleArgs& A) {
                                             cut_a, cut_i, A.queue_cap, &s_thr, acc);
     } else {
         if (brow)
-            tr_race_direct<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
-                                     cut_a, cut_i, acc);
+            tr_race_direct_any<DT, true>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
+                                         cut_a, cut_i, acc);
         else
-            tr_race_direct<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
-                                      cut_a, cut_i, acc);
+            tr_race_direct_any<DT, false>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, profile, seed, pos,
+                                          cut_a, cut_i, acc);
     }
 
     tr_phase(4);

@@ -75,7 +75,8 @@ struct Cli {
     #[arg(long)]
     variant: Vec<String>,
     /// The grid modes (plain, top_k50, top_p0.9, ...) the variants are timed
-    /// in, comma-separated.
+    /// in, comma-separated; `MODE@PROFILE` (e.g. `plain@f32`) times the mode
+    /// with that noise profile instead of `exact`.
     #[arg(long, value_delimiter = ',', default_value = "plain")]
     variant_mode: Vec<String>,
     /// The batch sizes (V = 131072, `--variant-dtype` logits) the variants
@@ -2489,7 +2490,15 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         .variant_mode
         .iter()
         .map(|m| {
-            grid_mode(m, NoiseProfile::Exact)
+            let (mode, profile) = match m.split_once('@') {
+                Some((mode, p)) => (
+                    mode,
+                    p.parse::<NoiseProfile>()
+                        .map_err(|e| anyhow::anyhow!("--variant-mode {m}: {e}"))?,
+                ),
+                None => (m.as_str(), NoiseProfile::Exact),
+            };
+            grid_mode(mode, profile)
                 .map(|r| (m, r))
                 .with_context(|| format!("unknown --variant-mode {m}"))
         })
@@ -2532,7 +2541,7 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
     for ((v, _), opts) in runs.iter().zip(&run_opts) {
         let mut plan = Vec::new();
         for (m, vraw) in &modes {
-            let name = format!("exact T={} {m} [{v}]", vraw.temperature);
+            let name = format!("{} T={} {m} [{v}]", vraw.profile.name(), vraw.temperature);
             for &rows in &cli.variant_rows {
                 plan.push(cfg(&name, vdt, 131072, rows, *vraw, d));
             }

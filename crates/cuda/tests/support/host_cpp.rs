@@ -21,7 +21,14 @@ pub fn section<'a>(src: &'a str, file: &str, start: &str, end: &str) -> &'a str 
 /// Builds `cpp` as the program `name` (in the test target's scratch folder)
 /// with `flags`, panicking with the compiler's output where it fails, and
 /// runs it. The compiler's warnings are printed, not fatal.
+#[allow(dead_code)]
 pub fn build_and_run(name: &str, cpp: &str, flags: &[&str]) -> Output {
+    Command::new(build(name, cpp, flags)).output().unwrap()
+}
+
+/// Builds `cpp` as the program `name` as [`build_and_run`] does, and returns
+/// its path.
+pub fn build(name: &str, cpp: &str, flags: &[&str]) -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let file = out.join(format!("{name}.cpp"));
     let exe = out.join(name);
@@ -40,5 +47,5 @@ pub fn build_and_run(name: &str, cpp: &str, flags: &[&str]) -> Output {
         String::from_utf8_lossy(&built.stderr)
     );
     print!("{}", String::from_utf8_lossy(&built.stderr));
-    Command::new(&exe).output().unwrap()
+    exe
 }
