@@ -502,15 +502,24 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_WORDS 1
 #endif
 
+// 1: the lanes of a warp share a threshold in tr_race_direct_words (the
+// default); 0: each lane prunes with its own best alone, a timing knob
+// (docs/cuda-notes.md, run 47).
+#ifndef TR_DIRECT_WARP
+#define TR_DIRECT_WARP 1
+#endif
+
 // One element of tr_race_direct_words that its unit's filter let through:
-// tr_race_direct's test and score for it, word 0 already at hand.
+// tr_race_direct's test and score for it, word 0 already at hand, and the
+// warp's threshold thr (below some lane's best score; -inf: none yet).
 template <u32 PROF>
 __device__ __forceinline__ void tr_direct_try(double av, u32 i, u32 w0, double neg_t, u64 seed,
-                                              u64 pos, u32 tag, double cut_a, u32 cut_i, double& bs,
-                                              u32& bi) {
+                                              u64 pos, u32 tag, double cut_a, u32 cut_i, double thr,
+                                              double& bs, u32& bi) {
     if (!(av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i))) return;
     const double bound = __fma_rn(neg_t, tr_direct_lower_bound(PROF, w0), av);
     if (!(bound > bs || bi == TR_NO_TOKEN)) return;
+    if (!(bound > thr || thr == tr_ninf())) return;
     const uint4 b = PROF == TR_PROFILE_F64 ? tr_block(seed, i, pos, tag) : make_uint4(w0, 0, 0, 0);
     const double s = __fma_rn(neg_t, tr_ln_variate_block(PROF, b), av);
     if (tr_better(s, i, bs, bi)) {
@@ -519,17 +528,23 @@ __device__ __forceinline__ void tr_direct_try(double av, u32 i, u32 w0, double n
     }
 }
 
-// tr_race_direct for one profile, with the same result, thread by thread:
-// each thread visits the same elements in the same order and admits the
-// same ones. A unit's eight Philox blocks are independent chains, computed
-// together (tr_race_direct ran them one after another inside each element's
-// tests); of each only word 0 is kept, and a unit-wide limit on its distance
-// (tr_direct_limit) lets through every element whose bound can beat the
-// thread's best: with a the unit's largest value, fma(-T, LB(d), a') > bs
-// for a' <= a needs LB(d) < (a - bs) / T <= y (tr_direct_y; the rounded
-// fma exceeds bs only where its exact value does). Those few take
-// tr_race_direct's own tests (tr_direct_try). A unit whose y is at most the
-// floor F has no candidate and computes no noise.
+// The race of a non-exact profile (tr_race_direct's result for the chunk).
+// Each element needs its own Philox block: a unit's eight are independent
+// chains, computed together, and of each only word 0 is kept. Two
+// thresholds prune: the lane's own best (an element must beat it, as in
+// tr_race_direct: a lane visits its elements in index order) and, with
+// TR_DIRECT_WARP, thr, refreshed every step from the warp's best scores
+// (the largest high word of their keys, less one: strictly below some
+// lane's best, so an element whose bound is at most thr can neither win nor
+// tie). An element's bound fma(-T, LB(d), a') exceeds a threshold only
+// where its exact value does, so a candidate has LB(d) < (a - eff) / T <=
+// y (tr_direct_y), a the unit's largest value, eff the larger threshold; the
+// unit-wide limit on the word's distance (tr_direct_limit) lets every such
+// element through to tr_race_direct's own tests (tr_direct_try). A unit
+// whose y is at most the floor F has no candidate and computes no noise.
+// Without the warp's threshold each lane evaluated about ln(elements) + 1
+// record scores, each a chain of binary64 logarithms that stalled its warp
+// (docs/cuda-notes.md, run 47).
 template <int DT, bool BIAS, u32 PROF>
 __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const float* brow, bool al,
                                      bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed,
@@ -539,12 +554,21 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
     const double floor_lb = PROF == TR_PROFILE_F64 ? TR_LB_F64_FLOOR : TR_LB_F32_FLOOR;
     const double inv_t = -1.0 / neg_t;  // T > 0 on a racing row
     const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
+    const u32 lane = threadIdx.x & 31;
     bool bad = false, any = false;
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
-    for (i64 u = unit_lo + threadIdx.x; u < unit_hi; u += blockDim.x) {
+    // Whole warps step together (the threshold's reduction needs them all).
+    for (i64 ub = unit_lo + (threadIdx.x & ~31u); ub < unit_hi; ub += blockDim.x) {
+        const i64 u = ub + lane;
+        double thr = tr_ninf();
+#if TR_DIRECT_WARP
+        // (Keys at or below -inf's high word give -inf.)
+        const u32 top = __reduce_max_sync(TR_FULL, (u32)(tr_dkey(bs) >> 32));
+        if (top > (u32)(tr_dkey(tr_ninf()) >> 32)) thr = tr_dunkey(((u64)top << 32) - 1);
+#endif
         AT a[8];
-        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, true, a);
+        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi, a);
         AT amax = a[0];
         if (BIAS) {
 #pragma unroll
@@ -564,9 +588,10 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         // (fmax ignores NaN: amax > -inf exactly where some element is.)
         if (!(amax > (AT)tr_ninf())) continue;
         any = true;
+        const double eff = (bi != TR_NO_TOKEN && bs > thr) ? bs : thr;
         u32 lim = 0xffffffffu;
-        if (bi != TR_NO_TOKEN) {
-            const double y = tr_direct_y((double)amax, bs, inv_t);  // NaN: every element
+        if (eff != tr_ninf()) {
+            const double y = tr_direct_y((double)amax, eff, inv_t);  // NaN: every element
             if (y <= floor_lb) continue;
             lim = tr_direct_limit<PROF>(y);
         }
@@ -581,7 +606,7 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         for (int k = 0; k < 8; k++)
             if (pass & (1u << k))
                 tr_direct_try<PROF>((double)a[k], (u32)(u * 8 + k), w[k], neg_t, seed, pos, tag, cut_a,
-                                    cut_i, bs, bi);
+                                    cut_i, thr, bs, bi);
     }
     acc.bad = bad;
     acc.any = any;
