@@ -509,6 +509,13 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_WARP 1
 #endif
 
+// 1: tr_race_direct_words loads a step's units one step ahead (call F of
+// run 47 put 17% of its stall samples on the first use of the step's own
+// load); 0: each step loads its own, a timing knob.
+#ifndef TR_DIRECT_PREFETCH
+#define TR_DIRECT_PREFETCH 1
+#endif
+
 // One element of tr_race_direct_words that its unit's filter let through:
 // tr_race_direct's test and score for it, word 0 already at hand, and the
 // warp's threshold thr (below some lane's best score; -inf: none yet).
@@ -559,6 +566,10 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
     // Whole warps step together (the threshold's reduction needs them all).
+    // With TR_DIRECT_PREFETCH each step loads the next step's unit first.
+    const i64 u0 = unit_lo + threadIdx.x;
+    RawA<DT, BIAS> next;
+    if (TR_DIRECT_PREFETCH) next = tr_fetch_a<DT, BIAS>(row, brow, u0 * 8, vocab, al, bal, u0 < unit_hi);
     for (i64 ub = unit_lo + (threadIdx.x & ~31u); ub < unit_hi; ub += blockDim.x) {
         const i64 u = ub + lane;
         double thr = tr_ninf();
@@ -568,7 +579,14 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         if (top > (u32)(tr_dkey(tr_ninf()) >> 32)) thr = tr_dunkey(((u64)top << 32) - 1);
 #endif
         AT a[8];
-        tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi, a);
+        if (TR_DIRECT_PREFETCH) {
+            const RawA<DT, BIAS> cur = next;
+            const i64 un = u + blockDim.x;
+            next = tr_fetch_a<DT, BIAS>(row, brow, un * 8, vocab, al, bal, un < unit_hi);
+            tr_convert_a<DT, BIAS>(cur, a);
+        } else {
+            tr_load_a<DT, BIAS>(row, brow, u * 8, vocab, al, bal, u < unit_hi, a);
+        }
         AT amax = a[0];
         if (BIAS) {
 #pragma unroll
