@@ -15,7 +15,8 @@
 # mean of the two copies and whether it exceeds the A/A's largest.
 # Environment: VARIANTS (the variants, separated by "|", each
 # `NAME=VALUE;NAME=VALUE` or `opts:...`; required), MODES (default
-# plain,top_p0.9), ROWS (default 1,8,64,256,1024), DTYPE (the logit type
+# plain,top_p0.9; `MODE@PROFILE`, e.g. plain@f32, times a mode with a
+# non-exact noise profile), ROWS (default 1,8,64,256,1024), DTYPE (the logit type
 # of the ROWS timings, default bf16; B = 256 of the other two is timed
 # too), ITERS (default 100),
 # LIMIT (seconds, default 400), NAME (log folder, default ab). At 100
