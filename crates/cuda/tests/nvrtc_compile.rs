@@ -233,16 +233,31 @@ fn control_shape_compiles(defines: &[String]) {
             race,
             "{knob}: the histogram's race is built exactly where asked"
         );
-        // The shorter rare step's warp maximum and the bf16 histogram's
+        // The shorter rare step's warp maximum, the bf16 histogram's
         // sample maximum (`tr_topp_fuse_count`: one, where TR_TOPP_FUSE is
-        // on and the histogram's race off) are the source's only 32-bit max
-        // reductions.
+        // on and the histogram's race off) and the direct race's warp
+        // threshold (`tr_race_direct_words`: one in each of its 18
+        // instances, three logit types by bias or none by three profiles,
+        // where TR_DIRECT_WORDS and TR_DIRECT_WARP are on) are the source's
+        // only 32-bit max reductions.
         let short: u32 = kernels::knob_value("TR_RACE_RARE_SHORT", defines)
             .expect("a default")
             .parse()
             .expect("a number");
         let fuse = kernels::knob_value("TR_TOPP_FUSE", defines).expect("a default") != "0" && !race;
-        let maxes = ptx.matches("redux.sync.max.u32").count();
+        let on = |name: &str| kernels::knob_value(name, defines).expect("a default") != "0";
+        let direct = if on("TR_DIRECT_WORDS") && on("TR_DIRECT_WARP") {
+            18
+        } else {
+            0
+        };
+        let maxes = ptx
+            .matches("redux.sync.max.u32")
+            .count()
+            .checked_sub(direct)
+            .unwrap_or_else(|| {
+                panic!("{knob}: fewer 32-bit max reductions than the direct race's {direct}")
+            });
         assert_eq!(
             maxes > usize::from(fuse),
             short & 1 != 0,
