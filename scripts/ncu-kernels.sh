@@ -7,7 +7,9 @@
 #   carry ["target/release/tailrace-cuda-check"], command: bash scripts/ncu-kernels.sh
 # Environment: CONFIGS ("rows:top_k:top_p ..."), DETAIL (kernel regex, empty for none),
 # DETAIL_ROWS (the batch sizes of the stall breakdown, default "1024 1"),
-# DTYPE (logit type: bf16, the default, f32 or f16).
+# DTYPE (logit type: bf16, the default, f32 or f16), BENCH_ARGS (more
+# arguments of the bench, e.g. "--profile f32 --min-p 0.05"), CHECK_ARGS
+# (arguments before it, e.g. "--checked-define TR_DIRECT_LIVE=0").
 set -u
 for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
   if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
@@ -21,7 +23,7 @@ for c in $CONFIGS; do
   IFS=: read -r rows k p <<< "$c"
   echo "=== $DTYPE rows $rows top_k $k top_p $p (one call; the fill kernel skipped)"
   timeout 120 ncu --clock-control none --launch-skip 1 --launch-count 10 --csv --page raw --print-units base --metrics $metrics \
-    $BIN bench --dtype "$DTYPE" --rows "$rows" --top-k "$k" --top-p "$p" --reps 1 2>&1 | grep -vE "^==PROF==|^bench done" |
+    $BIN ${CHECK_ARGS:-} bench --dtype "$DTYPE" --rows "$rows" --top-k "$k" --top-p "$p" --reps 1 ${BENCH_ARGS:-} 2>&1 | grep -vE "^==PROF==|^bench done" |
     python3 -c '
 import csv, sys
 rows = list(csv.reader(sys.stdin))
@@ -43,7 +45,7 @@ if [ -n "$DETAIL" ]; then
     echo "=== detail rows $rows top_p 0.9: $DETAIL"
     timeout 120 ncu --clock-control none --kernel-name "regex:$DETAIL" --launch-skip 2 --launch-count 2 \
       --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
-      $BIN bench --dtype "$DTYPE" --rows $rows --top-p 0.9 --reps 3 2>&1 | grep -vE "^==PROF==|^\s*$" |
+      $BIN ${CHECK_ARGS:-} bench --dtype "$DTYPE" --rows $rows --top-p 0.9 --reps 3 ${BENCH_ARGS:-} 2>&1 | grep -vE "^==PROF==|^\s*$" |
       grep -E "tr_|Duration|Throughput|Achieved Occupancy|Stall|Warp Cycles|Issued Warp|Eligible|No Eligible" | head -40
   done
 fi

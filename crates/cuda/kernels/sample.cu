@@ -516,6 +516,16 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_PREFETCH 1
 #endif
 
+// 1: on a row with a cut (top-p, min-p, top-k outside the fused path)
+// tr_race_direct_words computes the noise of a unit's elements at or above
+// the cut alone, one after another (the default); 0: of all eight, as on a
+// row without one, a timing knob. Run 48 (docs/cuda-notes.md) measured the
+// warp's live elements spread over its lanes, 32 a round, slower at B >= 64:
+// eight shuffles a round for an element's value.
+#ifndef TR_DIRECT_LIVE
+#define TR_DIRECT_LIVE 1
+#endif
+
 // One element of tr_race_direct_words that its unit's filter let through:
 // tr_race_direct's test and score for it, word 0 already at hand, and the
 // warp's threshold thr (below some lane's best score; -inf: none yet).
@@ -562,6 +572,10 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
     const double inv_t = -1.0 / neg_t;  // T > 0 on a racing row
     const i64 unit_lo = lo >> 3, unit_hi = (hi + 7) >> 3;
     const u32 lane = threadIdx.x & 31;
+    // A row with a cut (cut_a > -inf) and its value as a logit of this
+    // kernel's type, rounded down (a[k] >= cut_a implies a[k] >= cut_lo).
+    const bool cut = cut_a > tr_ninf();
+    const AT cut_lo = BIAS ? (AT)cut_a : (AT)__double2float_rd(cut_a);
     bool bad = false, any = false;
     double bs = tr_ninf();
     u32 bi = TR_NO_TOKEN;
@@ -606,12 +620,46 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         // (fmax ignores NaN: amax > -inf exactly where some element is.)
         if (!(amax > (AT)tr_ninf())) continue;
         any = true;
+        // On a row with a cut, the unit's live elements: those at or above
+        // cut_lo (<= cut_a), a superset of the kept ones, whose largest
+        // value bounds the unit's candidates instead.
+        u32 live = 0;
+        if (TR_DIRECT_LIVE && cut) {
+            amax = (AT)tr_ninf();
+#pragma unroll
+            for (int k = 0; k < 8; k++)
+                if (a[k] >= cut_lo) {
+                    live |= 1u << k;
+                    amax = a[k] > amax ? a[k] : amax;  // (a live element is no NaN)
+                }
+            if (live == 0) continue;
+        }
         const double eff = (bi != TR_NO_TOKEN && bs > thr) ? bs : thr;
         u32 lim = 0xffffffffu;
         if (eff != tr_ninf()) {
             const double y = tr_direct_y((double)amax, eff, inv_t);  // NaN: every element
             if (y <= floor_lb) continue;
             lim = tr_direct_limit<PROF>(y);
+        }
+        if (TR_DIRECT_LIVE && cut) {
+            // The live elements' blocks one by one, in index order (a lane
+            // meets its elements so, as tr_direct_try needs): a min-p row's
+            // are a few in a row, a top-p 0.9 row's about a quarter of the
+            // benchmark's normal(0, 2) logits; its warp takes as many
+            // rounds as its lane of most.
+            while (live) {
+                const int k = __ffs(live) - 1;
+                live &= live - 1;
+                AT av = a[0];
+#pragma unroll
+                for (int j = 1; j < 8; j++)
+                    if (k == j) av = a[j];
+                const u32 i = (u32)(u * 8 + k);
+                const u32 w0 = tr_block(seed, i, pos, tag).x;
+                if (tr_direct_dist<PROF>(w0) <= lim)
+                    tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+            }
+            continue;
         }
         u32 w[8], pass = 0;
 #pragma unroll

@@ -118,7 +118,9 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_TOPP_CUT_INDEX=1`), the non-exact profiles' race as it was before
 /// run 47, one element's noise and tests after another
 /// (`TR_DIRECT_WORDS=0`) and its unit filter with each lane's own best
-/// alone (`TR_DIRECT_WARP=0`), the phase clock (`TR_PHASE_PRINT=1`), the
+/// alone (`TR_DIRECT_WARP=0`), the same race as it was before run 48, the
+/// noise of all eight elements of a unit on a row with a cut
+/// (`TR_DIRECT_LIVE=0`), the phase clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
 /// ranks, and with the regions clock `TR_PEND_REGION_CLOCK=1` over either
@@ -187,6 +189,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_TOPP_CUT_INDEX=1",
         "TR_DIRECT_WORDS=0",
         "TR_DIRECT_WARP=0",
+        "TR_DIRECT_LIVE=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);

@@ -153,6 +153,11 @@ enum Cmd {
         top_k: u32,
         #[arg(long, default_value_t = 1.0)]
         top_p: f64,
+        #[arg(long, default_value_t = 0.0)]
+        min_p: f64,
+        /// Noise profile: exact, f64, f32 or triton.
+        #[arg(long, default_value = "exact")]
+        profile: String,
         #[arg(long, default_value_t = 3)]
         reps: usize,
         /// Threads a block of the pass (0: the default), one entry per
@@ -357,6 +362,8 @@ fn run(cli: &Cli) -> Result<bool> {
         vocab,
         top_k,
         top_p,
+        min_p,
+        profile,
         reps,
         block_threads,
         blocks_per_row,
@@ -383,20 +390,24 @@ fn run(cli: &Cli) -> Result<bool> {
         if let Some(b) = b32.as_mut() {
             sampler.fill_random(b, dt, cli.seed, 2.0)?;
         }
+        let profile = profile
+            .parse::<NoiseProfile>()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let reqs: Vec<RowRequest> = (0..*rows as u64)
             .map(|r| {
-                RowRequest::from(
-                    SamplingParams::new(RawParams {
-                        top_k: *top_k,
-                        top_p: *top_p,
-                        seed: r,
-                        position: 7 * r,
-                        ..RawParams::default()
-                    })
-                    .expect("valid"),
-                )
+                SamplingParams::new(RawParams {
+                    top_k: *top_k,
+                    top_p: *top_p,
+                    min_p: *min_p,
+                    profile,
+                    seed: r,
+                    position: 7 * r,
+                    ..RawParams::default()
+                })
+                .map(RowRequest::from)
+                .map_err(|e| anyhow::anyhow!("bench parameters: {e}"))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let params = DeviceParams::new(&stream, *vocab, &reqs)?;
         let mut out = DeviceOutput::new(&stream, *rows)?;
         let logits = match (&b16, &b32) {
