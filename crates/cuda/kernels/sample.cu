@@ -519,9 +519,10 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 // 1: on a row with a cut (top-p, min-p, top-k outside the fused path)
 // tr_race_direct_words computes the noise of a unit's elements at or above
 // the cut alone, one after another (the default); 0: of all eight, as on a
-// row without one, a timing knob. Run 48 (docs/cuda-notes.md) measured the
-// warp's live elements spread over its lanes, 32 a round, slower at B >= 64:
-// eight shuffles a round for an element's value.
+// row without one, a timing knob. The warp's live elements spread over its
+// lanes, 32 a round (ballots, a rank search and eight shuffles a round),
+// measured faster at B <= 8 but slower from B = 64 on (docs/cuda-notes.md,
+// run 48, item 1).
 #ifndef TR_DIRECT_LIVE
 #define TR_DIRECT_LIVE 1
 #endif
