@@ -527,6 +527,21 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_LIVE 1
 #endif
 
+// With TR_DIRECT_LIVE, the most live elements a lane of the warp may hold
+// for the warp to take them one by one; a step where some lane holds more
+// computes the eight chains of every lane instead (their words counted only
+// for the live elements). 8: always one by one (run 48's loop).
+#ifndef TR_DIRECT_LIVE_MAX
+#define TR_DIRECT_LIVE_MAX 8
+#endif
+
+// 1: the one-by-one loop takes a lane's live elements two a round, their
+// blocks as two independent chains (the second wasted where one is left);
+// 0: one a round.
+#ifndef TR_DIRECT_LIVE_PAIR
+#define TR_DIRECT_LIVE_PAIR 0
+#endif
+
 // One element of tr_race_direct_words that its unit's filter let through:
 // tr_race_direct's test and score for it, word 0 already at hand, and the
 // warp's threshold thr (below some lane's best score; -inf: none yet).
@@ -619,13 +634,16 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
             bad |= !(anan < tr_finf());
         }
         // (fmax ignores NaN: amax > -inf exactly where some element is.)
-        if (!(amax > (AT)tr_ninf())) continue;
-        any = true;
+        // A lane with no candidate in this step drops out (go = false), but
+        // only after the warp's choice below on a row with a cut.
+        bool go = amax > (AT)tr_ninf();
+        any |= go;
         // On a row with a cut, the unit's live elements: those at or above
         // cut_lo (<= cut_a), a superset of the kept ones, whose largest
         // value bounds the unit's candidates instead.
-        u32 live = 0;
+        u32 live = 0xffu;
         if (TR_DIRECT_LIVE && cut) {
+            live = 0;
             amax = (AT)tr_ninf();
 #pragma unroll
             for (int k = 0; k < 8; k++)
@@ -633,41 +651,68 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
                     live |= 1u << k;
                     amax = a[k] > amax ? a[k] : amax;  // (a live element is no NaN)
                 }
-            if (live == 0) continue;
+            go = live != 0;
         }
         const double eff = (bi != TR_NO_TOKEN && bs > thr) ? bs : thr;
         u32 lim = 0xffffffffu;
-        if (eff != tr_ninf()) {
+        if (go && eff != tr_ninf()) {
             const double y = tr_direct_y((double)amax, eff, inv_t);  // NaN: every element
-            if (y <= floor_lb) continue;
-            lim = tr_direct_limit<PROF>(y);
+            if (y <= floor_lb)
+                go = false;
+            else
+                lim = tr_direct_limit<PROF>(y);
         }
         if (TR_DIRECT_LIVE && cut) {
-            // The live elements' blocks one by one, in index order (a lane
-            // meets its elements so, as tr_direct_try needs): a min-p row's
-            // are a few in a row, a top-p 0.9 row's about a quarter of the
-            // benchmark's normal(0, 2) logits; its warp takes as many
-            // rounds as its lane of most.
-            while (live) {
-                const int k = __ffs(live) - 1;
-                live &= live - 1;
-                AT av = a[0];
+            if (!go) live = 0;
+            // (cut is the row's, so every lane of the warp is here.)
+            if (TR_DIRECT_LIVE_MAX >= 8 || __reduce_max_sync(TR_FULL, __popc(live)) <= TR_DIRECT_LIVE_MAX) {
+                // The live elements' blocks one by one, in index order (a
+                // lane meets its elements so, as tr_direct_try needs): a
+                // min-p row's are a few in a row, a top-p 0.9 row's about a
+                // quarter of the benchmark's normal(0, 2) logits; its warp
+                // takes as many rounds as its lane of most.
+                while (live) {
+                    const int k = __ffs(live) - 1;
+                    live &= live - 1;
+                    AT av = a[0];
 #pragma unroll
-                for (int j = 1; j < 8; j++)
-                    if (k == j) av = a[j];
-                const u32 i = (u32)(u * 8 + k);
-                const u32 w0 = tr_block(seed, i, pos, tag).x;
-                if (tr_direct_dist<PROF>(w0) <= lim)
-                    tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+                    for (int j = 1; j < 8; j++)
+                        if (k == j) av = a[j];
+                    const u32 i = (u32)(u * 8 + k);
+                    if (TR_DIRECT_LIVE_PAIR) {
+                        // The next live element (or k again, its test skipped).
+                        const bool two = live != 0;
+                        const int k2 = two ? __ffs(live) - 1 : k;
+                        live &= live - 1;
+                        AT av2 = a[0];
+#pragma unroll
+                        for (int j = 1; j < 8; j++)
+                            if (k2 == j) av2 = a[j];
+                        const u32 i2 = (u32)(u * 8 + k2);
+                        const u32 w0 = tr_block(seed, i, pos, tag).x;
+                        const u32 w2 = tr_block(seed, i2, pos, tag).x;
+                        if (tr_direct_dist<PROF>(w0) <= lim)
+                            tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+                        if (two && tr_direct_dist<PROF>(w2) <= lim)
+                            tr_direct_try<PROF>((double)av2, i2, w2, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
+                                                bi);
+                        continue;
+                    }
+                    const u32 w0 = tr_block(seed, i, pos, tag).x;
+                    if (tr_direct_dist<PROF>(w0) <= lim)
+                        tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+                }
+                continue;
             }
-            continue;
         }
+        if (!go) continue;
         u32 w[8], pass = 0;
 #pragma unroll
         for (int k = 0; k < 8; k++) {
             w[k] = tr_block(seed, (u32)(u * 8 + k), pos, tag).x;
             pass |= (tr_direct_dist<PROF>(w[k]) <= lim ? 1u : 0u) << k;
         }
+        pass &= live;
         if (pass == 0) continue;
 #pragma unroll
         for (int k = 0; k < 8; k++)
