@@ -7,6 +7,7 @@
 set -u
 mkdir -p target/strip-check && cp target/strip/tailrace-cuda-check target/strip/BUILT target/strip-check/
 bash bench/results/2026-12-06-run49/callB.sh
+cp target/strip/* target/release/
 ITERS=40 bash scripts/gpu-evidence.sh bench 2>&1 | tail -40
 # At most eight files come back: report.md is in logs.tgz too.
 rm -f "$OUT/report.md"
