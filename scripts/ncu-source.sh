@@ -9,7 +9,9 @@
 # plain batches whose blocks queue, e.g. 1024 rows), CONFIGS ("rows:top_k:top_p
 # ...", each profiled and summarized in turn), TOP (SASS lines printed,
 # default 60), PIPES=1 (also the issue share of each execution pipe), DTYPE
-# (logit type of the profiled batches: bf16, f32 or f16; default bf16).
+# (logit type of the profiled batches: bf16, f32 or f16; default bf16),
+# BENCH_ARGS (more arguments of the profiled `bench`, e.g. "--profile f32";
+# the generic kernel tr_pass_bf16 runs the non-exact profiles).
 set -u
 for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libnvrtc.so.13' -printf '%h\n' 2>/dev/null | head -3); do
   if [ -e "$d/libnvrtc.so.13" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; break; fi
@@ -33,7 +35,7 @@ for c in $CONFIGS; do
   timeout 180 ncu --clock-control none --kernel-name "$KERNEL" --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section SourceCounters --section InstructionStats \
     --section SchedulerStats --section Occupancy -f -o "$rep" \
-    $BIN bench --rows "$rows" --top-k "$k" --top-p "$p" --dtype "${DTYPE:-bf16}" --reps 2 >/dev/null 2>&1
+    $BIN bench --rows "$rows" --top-k "$k" --top-p "$p" --dtype "${DTYPE:-bf16}" --reps 2 ${BENCH_ARGS:-} >/dev/null 2>&1
   echo "ncu exit code: $?"
   ncu --import "$rep.ncu-rep" --print-units base 2>&1 |
     grep -E "Duration|Elapsed Cycles|SM Active|Executed Ipc|Issue Slots Busy|Warp Cycles Per Issued|Achieved Occupancy|No Eligible|Executed Instructions  |stall|Stall" | head -30

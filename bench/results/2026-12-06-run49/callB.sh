@@ -27,3 +27,11 @@ date -u
 check_experiment choice-check 200 --no-timing --diff-budget-s 30 --variant "TR_DIRECT_LIVE_MAX=0" \
     --variant "TR_DIRECT_LIVE_PAIR=1" --variant "TR_DIRECT_LIVE_MAX=3;TR_DIRECT_LIVE_PAIR=1"
 date -u
+# Where the generic kernel's one step at B = 1 goes (run 48, item 6: about
+# 4,500 warp instructions a warp for the f32 profile's plain call): Nsight's
+# source view, its lines by how often they ran.
+mkdir -p /tmp/src-b1 && OUT=/tmp/src-b1 KERNEL=tr_pass_bf16 CONFIGS="1:0:1.0" BENCH_ARGS="--profile f32" TOP=40 \
+    bash scripts/ncu-source.sh > /tmp/src-b1/ncu-source.txt 2>&1
+tail -80 /tmp/src-b1/ncu-source.txt
+tar -C /tmp -czf "$OUT/src-b1.tgz" src-b1
+date -u
