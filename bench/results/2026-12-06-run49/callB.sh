@@ -33,5 +33,5 @@ date -u
 mkdir -p /tmp/src-b1 && OUT=/tmp/src-b1 KERNEL=tr_pass_bf16 CONFIGS="1:0:1.0" BENCH_ARGS="--profile f32" TOP=40 \
     bash scripts/ncu-source.sh > /tmp/src-b1/ncu-source.txt 2>&1
 tail -80 /tmp/src-b1/ncu-source.txt
-tar -C /tmp -czf "$OUT/src-b1.tgz" src-b1
+tar -C /tmp --exclude="*.ncu-rep" --exclude="*.cubin" -czf "$OUT/src-b1.tgz" src-b1
 date -u
