@@ -535,6 +535,14 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_LIVE_MAX 8
 #endif
 
+// 1: the eight chains' passing elements take tr_direct_try through one
+// inlined copy, each element's value and word picked from the unit's (the
+// generic kernel's sm_90 SASS 22,000 instructions instead of 24,500); 0:
+// an unrolled copy for each of the eight, a timing knob.
+#ifndef TR_DIRECT_TRY_ONCE
+#define TR_DIRECT_TRY_ONCE 1
+#endif
+
 // 1: the one-by-one loop takes a lane's live elements two a round, their
 // blocks as two independent chains (the second wasted where one is left);
 // 0: one a round.
@@ -714,6 +722,25 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         }
         pass &= live;
         if (pass == 0) continue;
+        if (TR_DIRECT_TRY_ONCE) {
+            // The passing elements in index order through one copy of the
+            // tests and the score.
+            while (pass) {
+                const int k = __ffs(pass) - 1;
+                pass &= pass - 1;
+                AT av = a[0];
+                u32 wk = w[0];
+#pragma unroll
+                for (int j = 1; j < 8; j++)
+                    if (k == j) {
+                        av = a[j];
+                        wk = w[j];
+                    }
+                tr_direct_try<PROF>((double)av, (u32)(u * 8 + k), wk, neg_t, seed, pos, tag, cut_a, cut_i, thr,
+                                    bs, bi);
+            }
+            continue;
+        }
 #pragma unroll
         for (int k = 0; k < 8; k++)
             if (pass & (1u << k))

@@ -122,7 +122,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// noise of all eight elements of a unit on a row with a cut
 /// (`TR_DIRECT_LIVE=0`), the warp's choice between that noise and the live
 /// elements' one by one (`TR_DIRECT_LIVE_MAX=3`), those two a round
-/// (`TR_DIRECT_LIVE_PAIR=1`), the phase clock (`TR_PHASE_PRINT=1`), the
+/// (`TR_DIRECT_LIVE_PAIR=1`), the eight chains' tests unrolled
+/// (`TR_DIRECT_TRY_ONCE=0`), the phase clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
 /// ranks, and with the regions clock `TR_PEND_REGION_CLOCK=1` over either
@@ -194,6 +195,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_DIRECT_LIVE=0",
         "TR_DIRECT_LIVE_MAX=3",
         "TR_DIRECT_LIVE_PAIR=1",
+        "TR_DIRECT_TRY_ONCE=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
