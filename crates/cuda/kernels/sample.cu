@@ -543,6 +543,17 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_TRY_ONCE 1
 #endif
 
+// 1: a warp with no best yet (its first step; at B = 1 its only one) on a
+// row without a cut first scores the element of the largest bound among
+// its lanes' candidates, one lane's binary64 logarithms, and prunes the
+// step with a threshold just below that score (at B = 1 the step ran the
+// logarithms of about every element slot of its unit in turn, since some
+// lane of 32 had a record there: run 49's source view, 62% of the
+// instructions in tr_ln); 0: none, a timing knob.
+#ifndef TR_DIRECT_PILOT
+#define TR_DIRECT_PILOT 1
+#endif
+
 // 1: the one-by-one loop takes a lane's live elements two a round, their
 // blocks as two independent chains (the second wasted where one is left);
 // 0: one a round.
@@ -614,7 +625,7 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
 #if TR_DIRECT_WARP
         // (Keys at or below -inf's high word give -inf.)
         const u32 top = __reduce_max_sync(TR_FULL, (u32)(tr_dkey(bs) >> 32));
-        if (top > (u32)(tr_dkey(tr_ninf()) >> 32)) thr = tr_dunkey(((u64)top << 32) - 1);
+        if (top > (u32)(tr_dkey(tr_ninf()) >> 32)) thr = tr_dbelow(((u64)top << 32) - 1);
 #endif
         AT a[8];
         if (TR_DIRECT_PREFETCH) {
@@ -713,7 +724,9 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
                 continue;
             }
         }
-        if (!go) continue;
+        // (thr is the warp's and cut the row's: the whole warp pilots.)
+        const bool pilot = TR_DIRECT_PILOT && TR_DIRECT_WARP && !(TR_DIRECT_LIVE && cut) && thr == tr_ninf();
+        if (!go && !pilot) continue;
         u32 w[8], pass = 0;
 #pragma unroll
         for (int k = 0; k < 8; k++) {
@@ -721,7 +734,62 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
             pass |= (tr_direct_dist<PROF>(w[k]) <= lim ? 1u : 0u) << k;
         }
         pass &= live;
-        if (pass == 0) continue;
+        if (pilot) {
+            // The lane's candidate of largest bound (none where !go), the
+            // warp's largest of those (the first lane of the largest high
+            // word of its key: any candidate serves), its exact score, and
+            // thr just below it: a real candidate's score, so what it
+            // prunes can neither win nor tie. Its lane scores it again in
+            // tr_direct_try.
+            double pb = tr_ninf(), pa = tr_ninf();
+            u32 pi = TR_NO_TOKEN, pw = 0;
+            for (u32 m = go ? pass : 0u; m != 0; m &= m - 1) {
+                const int k = __ffs(m) - 1;
+                AT ak = a[0];
+                u32 wk = w[0];
+#pragma unroll
+                for (int j = 1; j < 8; j++)
+                    if (k == j) {
+                        ak = a[j];
+                        wk = w[j];
+                    }
+                const double av = (double)ak;
+                const u32 i = (u32)(u * 8 + k);
+                if (av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i)) {
+                    const double b = __fma_rn(neg_t, tr_direct_lower_bound(PROF, wk), av);
+                    if (pi == TR_NO_TOKEN || b > pb) {
+                        pb = b;
+                        pa = av;
+                        pi = i;
+                        pw = wk;
+                    }
+                }
+            }
+            const u32 hi = (u32)(tr_dkey(pb) >> 32);
+            const u32 top = __reduce_max_sync(TR_FULL, pi == TR_NO_TOKEN ? 0u : hi);
+            const u32 owners = __ballot_sync(TR_FULL, pi != TR_NO_TOKEN && hi == top);
+            if (owners != 0) {
+                double sc = 0.0;
+                if (lane == (u32)(__ffs(owners) - 1)) {
+                    const uint4 b = PROF == TR_PROFILE_F64 ? tr_block(seed, pi, pos, tag) : make_uint4(pw, 0, 0, 0);
+                    sc = __fma_rn(neg_t, tr_ln_variate_block(PROF, b), pa);
+                }
+                sc = __shfl_sync(TR_FULL, sc, __ffs(owners) - 1);
+                thr = tr_dbelow(tr_dkey(sc) - 1);
+                if (go) {
+                    const double y = tr_direct_y((double)amax, thr, inv_t);
+                    if (y <= floor_lb) {
+                        pass = 0;
+                    } else {
+                        lim = tr_direct_limit<PROF>(y);
+#pragma unroll
+                        for (int k = 0; k < 8; k++)
+                            if (tr_direct_dist<PROF>(w[k]) > lim) pass &= ~(1u << k);
+                    }
+                }
+            }
+        }
+        if (!go || pass == 0) continue;
         if (TR_DIRECT_TRY_ONCE) {
             // The passing elements in index order through one copy of the
             // tests and the score.

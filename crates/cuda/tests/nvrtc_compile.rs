@@ -123,7 +123,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_DIRECT_LIVE=0`), the warp's choice between that noise and the live
 /// elements' one by one (`TR_DIRECT_LIVE_MAX=3`), those two a round
 /// (`TR_DIRECT_LIVE_PAIR=1`), the eight chains' tests unrolled
-/// (`TR_DIRECT_TRY_ONCE=0`), the phase clock (`TR_PHASE_PRINT=1`), the
+/// (`TR_DIRECT_TRY_ONCE=0`), no warp pilot (`TR_DIRECT_PILOT=0`), the phase
+/// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
 /// ranks, and with the regions clock `TR_PEND_REGION_CLOCK=1` over either
@@ -196,6 +197,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_DIRECT_LIVE_MAX=3",
         "TR_DIRECT_LIVE_PAIR=1",
         "TR_DIRECT_TRY_ONCE=0",
+        "TR_DIRECT_PILOT=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
@@ -249,8 +251,10 @@ fn control_shape_compiles(defines: &[String]) {
         // instances, three logit types by bias or none by three profiles,
         // where TR_DIRECT_WORDS and TR_DIRECT_WARP are on) and its warp's
         // most live elements (one more in each, where TR_DIRECT_WORDS and
-        // TR_DIRECT_LIVE are on and TR_DIRECT_LIVE_MAX is below 8) are the
-        // source's only 32-bit max reductions.
+        // TR_DIRECT_LIVE are on and TR_DIRECT_LIVE_MAX is below 8) and its
+        // warp pilot's largest bound (one more, where TR_DIRECT_WARP and
+        // TR_DIRECT_PILOT are on) are the source's only 32-bit max
+        // reductions.
         let short: u32 = kernels::knob_value("TR_RACE_RARE_SHORT", defines)
             .expect("a default")
             .parse()
@@ -263,7 +267,8 @@ fn control_shape_compiles(defines: &[String]) {
             .expect("a number");
         let direct = if on("TR_DIRECT_WORDS") {
             18 * (usize::from(on("TR_DIRECT_WARP"))
-                + usize::from(on("TR_DIRECT_LIVE") && live_max < 8))
+                + usize::from(on("TR_DIRECT_LIVE") && live_max < 8)
+                + usize::from(on("TR_DIRECT_WARP") && on("TR_DIRECT_PILOT")))
         } else {
             0
         };
