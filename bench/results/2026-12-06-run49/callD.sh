@@ -9,11 +9,11 @@
 # f32 plain B = 1 put 62% of the instructions in the binary64 logarithms of
 # the lanes' first records; a warp with no best yet now scores the largest
 # bound among its lanes' candidates first (TR_DIRECT_PILOT).
-# 1. The CUDA check, invariance against run 48's race (TRY_ONCE=0,
-#    PILOT=0) and run 47's (TR_DIRECT_LIVE=0 too).
-# 2. Timing with the A/A against PILOT=0, run 48's race and run 47's: f64
-#    and f32 plain, top-p 0.9 and f64 min-p 0.05 at B = 1 / 8 / 256 / 1024,
-#    bf16 V = 131072.
+# One check process (four builds compiled once, for the device time left):
+# 1. the CUDA check, invariance against PILOT=0 and run 48's race
+#    (TRY_ONCE=0, PILOT=0);
+# 2. timing with the A/A against the same two: f64 and f32 plain and f64
+#    top-p 0.9 at B = 1 / 8 / 1024, bf16 V = 131072.
 # 3. The conformance full tier on the CUDA backend.
 # Predictions: the pilot takes f32 and f64 plain B = 1 from about 19 us per
 # call to 13-15 and B = 8 3-5 us down, B >= 256 within 1%; one copy of the
@@ -24,13 +24,10 @@ mkdir -p target/release && cp target/strip/* target/release/
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "GPU: $gpu"; date -u
 . scripts/device-env.sh
-check_experiment once-check 200 --no-timing --diff-budget-s 25 \
-    --variant "TR_DIRECT_TRY_ONCE=0;TR_DIRECT_PILOT=0" \
-    --variant "TR_DIRECT_LIVE=0;TR_DIRECT_TRY_ONCE=0;TR_DIRECT_PILOT=0"
-date -u
-MODES=plain@f64,plain@f32,top_p0.9@f64,top_p0.9@f32,min_p0.05@f64 ROWS=1,8,256,1024 ITERS=30 LIMIT=240 \
-    VARIANTS="TR_DIRECT_PILOT=0|TR_DIRECT_TRY_ONCE=0;TR_DIRECT_PILOT=0|TR_DIRECT_LIVE=0;TR_DIRECT_TRY_ONCE=0;TR_DIRECT_PILOT=0" \
-    NAME=once-ab bash scripts/variant-ab.sh
+check_experiment once-check 260 --diff-budget-s 15 --iters 30 --variants-only --variant-aa \
+    --variant-mode plain@f64,plain@f32,top_p0.9@f64 --variant-rows 1,8,1024 --variant-dtype bf16 \
+    --variant "TR_DIRECT_PILOT=0" --variant "TR_DIRECT_TRY_ONCE=0;TR_DIRECT_PILOT=0"
+grep -E "A/A|A/B" /tmp/once-check/check.log | sed 's/^\[[^]]*\] *//' | cut -c1-200
 date -u
 TIER=full bash scripts/gpu-evidence.sh sampler 2>&1 | tail -6
 rm -f "$OUT/conformance_report.json"
