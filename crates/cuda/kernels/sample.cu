@@ -698,28 +698,28 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
                     for (int j = 1; j < 8; j++)
                         if (k == j) av = a[j];
                     const u32 i = (u32)(u * 8 + k);
-                    if (TR_DIRECT_LIVE_PAIR) {
-                        // The next live element (or k again, its test skipped).
-                        const bool two = live != 0;
-                        const int k2 = two ? __ffs(live) - 1 : k;
-                        live &= live - 1;
-                        AT av2 = a[0];
+#if TR_DIRECT_LIVE_PAIR
+                    // The next live element (or k again, its test skipped).
+                    const bool two = live != 0;
+                    const int k2 = two ? __ffs(live) - 1 : k;
+                    live &= live - 1;
+                    AT av2 = a[0];
 #pragma unroll
-                        for (int j = 1; j < 8; j++)
-                            if (k2 == j) av2 = a[j];
-                        const u32 i2 = (u32)(u * 8 + k2);
-                        const u32 w0 = tr_block(seed, i, pos, tag).x;
-                        const u32 w2 = tr_block(seed, i2, pos, tag).x;
-                        if (tr_direct_dist<PROF>(w0) <= lim)
-                            tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
-                        if (two && tr_direct_dist<PROF>(w2) <= lim)
-                            tr_direct_try<PROF>((double)av2, i2, w2, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
-                                                bi);
-                        continue;
-                    }
+                    for (int j = 1; j < 8; j++)
+                        if (k2 == j) av2 = a[j];
+                    const u32 i2 = (u32)(u * 8 + k2);
+                    const u32 w0 = tr_block(seed, i, pos, tag).x;
+                    const u32 w2 = tr_block(seed, i2, pos, tag).x;
+                    if (tr_direct_dist<PROF>(w0) <= lim)
+                        tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+                    if (two && tr_direct_dist<PROF>(w2) <= lim)
+                        tr_direct_try<PROF>((double)av2, i2, w2, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
+                                            bi);
+#else
                     const u32 w0 = tr_block(seed, i, pos, tag).x;
                     if (tr_direct_dist<PROF>(w0) <= lim)
                         tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+#endif
                 }
                 continue;
             }
@@ -790,30 +790,30 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
             }
         }
         if (!go || pass == 0) continue;
-        if (TR_DIRECT_TRY_ONCE) {
-            // The passing elements in index order through one copy of the
-            // tests and the score.
-            while (pass) {
-                const int k = __ffs(pass) - 1;
-                pass &= pass - 1;
-                AT av = a[0];
-                u32 wk = w[0];
+#if TR_DIRECT_TRY_ONCE
+        // The passing elements in index order through one copy of the tests
+        // and the score.
+        while (pass) {
+            const int k = __ffs(pass) - 1;
+            pass &= pass - 1;
+            AT av = a[0];
+            u32 wk = w[0];
 #pragma unroll
-                for (int j = 1; j < 8; j++)
-                    if (k == j) {
-                        av = a[j];
-                        wk = w[j];
-                    }
-                tr_direct_try<PROF>((double)av, (u32)(u * 8 + k), wk, neg_t, seed, pos, tag, cut_a, cut_i, thr,
-                                    bs, bi);
-            }
-            continue;
+            for (int j = 1; j < 8; j++)
+                if (k == j) {
+                    av = a[j];
+                    wk = w[j];
+                }
+            tr_direct_try<PROF>((double)av, (u32)(u * 8 + k), wk, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
+                                bi);
         }
+#else
 #pragma unroll
         for (int k = 0; k < 8; k++)
             if (pass & (1u << k))
                 tr_direct_try<PROF>((double)a[k], (u32)(u * 8 + k), w[k], neg_t, seed, pos, tag, cut_a,
                                     cut_i, thr, bs, bi);
+#endif
     }
     acc.bad = bad;
     acc.any = any;
