@@ -527,14 +527,6 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_LIVE 1
 #endif
 
-// With TR_DIRECT_LIVE, the most live elements a lane of the warp may hold
-// for the warp to take them one by one; a step where some lane holds more
-// computes the eight chains of every lane instead (their words counted only
-// for the live elements). 8: always one by one (run 48's loop).
-#ifndef TR_DIRECT_LIVE_MAX
-#define TR_DIRECT_LIVE_MAX 8
-#endif
-
 // 1: the eight chains' passing elements take tr_direct_try through one
 // inlined copy, each element's value and word picked from the unit's (the
 // generic kernel's sm_90 SASS 22,000 instructions instead of 24,500); 0:
@@ -554,12 +546,15 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_PILOT 1
 #endif
 
-// 1: the one-by-one loop takes a lane's live elements two a round, their
-// blocks as two independent chains (the second wasted where one is left);
-// 0: one a round.
-#ifndef TR_DIRECT_LIVE_PAIR
-#define TR_DIRECT_LIVE_PAIR 0
-#endif
+// x[k] for a k known at run time only, by selects (an indexed register
+// array would go to local memory).
+template <typename T> __device__ __forceinline__ T tr_pick8(const T (&x)[8], int k) {
+    T v = x[0];
+#pragma unroll
+    for (int j = 1; j < 8; j++)
+        if (k == j) v = x[j];
+    return v;
+}
 
 // One element of tr_race_direct_words that its unit's filter let through:
 // tr_race_direct's test and score for it, word 0 already at hand, and the
@@ -683,46 +678,21 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         }
         if (TR_DIRECT_LIVE && cut) {
             if (!go) live = 0;
-            // (cut is the row's, so every lane of the warp is here.)
-            if (TR_DIRECT_LIVE_MAX >= 8 || __reduce_max_sync(TR_FULL, __popc(live)) <= TR_DIRECT_LIVE_MAX) {
-                // The live elements' blocks one by one, in index order (a
-                // lane meets its elements so, as tr_direct_try needs): a
-                // min-p row's are a few in a row, a top-p 0.9 row's about a
-                // quarter of the benchmark's normal(0, 2) logits; its warp
-                // takes as many rounds as its lane of most.
-                while (live) {
-                    const int k = __ffs(live) - 1;
-                    live &= live - 1;
-                    AT av = a[0];
-#pragma unroll
-                    for (int j = 1; j < 8; j++)
-                        if (k == j) av = a[j];
-                    const u32 i = (u32)(u * 8 + k);
-#if TR_DIRECT_LIVE_PAIR
-                    // The next live element (or k again, its test skipped).
-                    const bool two = live != 0;
-                    const int k2 = two ? __ffs(live) - 1 : k;
-                    live &= live - 1;
-                    AT av2 = a[0];
-#pragma unroll
-                    for (int j = 1; j < 8; j++)
-                        if (k2 == j) av2 = a[j];
-                    const u32 i2 = (u32)(u * 8 + k2);
-                    const u32 w0 = tr_block(seed, i, pos, tag).x;
-                    const u32 w2 = tr_block(seed, i2, pos, tag).x;
-                    if (tr_direct_dist<PROF>(w0) <= lim)
-                        tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
-                    if (two && tr_direct_dist<PROF>(w2) <= lim)
-                        tr_direct_try<PROF>((double)av2, i2, w2, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
-                                            bi);
-#else
-                    const u32 w0 = tr_block(seed, i, pos, tag).x;
-                    if (tr_direct_dist<PROF>(w0) <= lim)
-                        tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
-#endif
-                }
-                continue;
+            // The live elements' blocks one by one, in index order (a lane
+            // meets its elements so, as tr_direct_try needs): a min-p row's
+            // are a few in a row, a top-p 0.9 row's about a quarter of the
+            // benchmark's normal(0, 2) logits; its warp takes as many rounds
+            // as its lane of most.
+            while (live) {
+                const int k = __ffs(live) - 1;
+                live &= live - 1;
+                const u32 i = (u32)(u * 8 + k);
+                const u32 w0 = tr_block(seed, i, pos, tag).x;
+                if (tr_direct_dist<PROF>(w0) <= lim)
+                    tr_direct_try<PROF>((double)tr_pick8(a, k), i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
+                                        bi);
             }
+            continue;
         }
         // (thr is the warp's and cut the row's: the whole warp pilots.)
         const bool pilot = TR_DIRECT_PILOT && TR_DIRECT_WARP && !(TR_DIRECT_LIVE && cut) && thr == tr_ninf();
@@ -733,7 +703,6 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
             w[k] = tr_block(seed, (u32)(u * 8 + k), pos, tag).x;
             pass |= (tr_direct_dist<PROF>(w[k]) <= lim ? 1u : 0u) << k;
         }
-        pass &= live;
         if (pilot) {
             // The lane's candidate of largest bound (none where !go), the
             // warp's largest of those (the first lane of the largest high
@@ -745,15 +714,8 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
             u32 pi = TR_NO_TOKEN, pw = 0;
             for (u32 m = go ? pass : 0u; m != 0; m &= m - 1) {
                 const int k = __ffs(m) - 1;
-                AT ak = a[0];
-                u32 wk = w[0];
-#pragma unroll
-                for (int j = 1; j < 8; j++)
-                    if (k == j) {
-                        ak = a[j];
-                        wk = w[j];
-                    }
-                const double av = (double)ak;
+                const double av = (double)tr_pick8(a, k);
+                const u32 wk = tr_pick8(w, k);
                 const u32 i = (u32)(u * 8 + k);
                 if (av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i)) {
                     const double b = __fma_rn(neg_t, tr_direct_lower_bound(PROF, wk), av);
@@ -796,16 +758,8 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
         while (pass) {
             const int k = __ffs(pass) - 1;
             pass &= pass - 1;
-            AT av = a[0];
-            u32 wk = w[0];
-#pragma unroll
-            for (int j = 1; j < 8; j++)
-                if (k == j) {
-                    av = a[j];
-                    wk = w[j];
-                }
-            tr_direct_try<PROF>((double)av, (u32)(u * 8 + k), wk, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
-                                bi);
+            tr_direct_try<PROF>((double)tr_pick8(a, k), (u32)(u * 8 + k), tr_pick8(w, k), neg_t, seed, pos, tag,
+                                cut_a, cut_i, thr, bs, bi);
         }
 #else
 #pragma unroll

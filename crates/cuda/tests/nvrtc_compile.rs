@@ -120,9 +120,7 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_DIRECT_WORDS=0`) and its unit filter with each lane's own best
 /// alone (`TR_DIRECT_WARP=0`), the same race as it was before run 48, the
 /// noise of all eight elements of a unit on a row with a cut
-/// (`TR_DIRECT_LIVE=0`), the warp's choice between that noise and the live
-/// elements' one by one (`TR_DIRECT_LIVE_MAX=3`), those two a round
-/// (`TR_DIRECT_LIVE_PAIR=1`), the eight chains' tests unrolled
+/// (`TR_DIRECT_LIVE=0`), the eight chains' tests unrolled
 /// (`TR_DIRECT_TRY_ONCE=0`), no warp pilot (`TR_DIRECT_PILOT=0`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
@@ -194,8 +192,6 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_DIRECT_WORDS=0",
         "TR_DIRECT_WARP=0",
         "TR_DIRECT_LIVE=0",
-        "TR_DIRECT_LIVE_MAX=3",
-        "TR_DIRECT_LIVE_PAIR=1",
         "TR_DIRECT_TRY_ONCE=0",
         "TR_DIRECT_PILOT=0",
     ] {
@@ -249,26 +245,17 @@ fn control_shape_compiles(defines: &[String]) {
         // on and the histogram's race off) and the direct race's warp
         // threshold (`tr_race_direct_words`: one in each of its 18
         // instances, three logit types by bias or none by three profiles,
-        // where TR_DIRECT_WORDS and TR_DIRECT_WARP are on) and its warp's
-        // most live elements (one more in each, where TR_DIRECT_WORDS and
-        // TR_DIRECT_LIVE are on and TR_DIRECT_LIVE_MAX is below 8) and its
-        // warp pilot's largest bound (one more, where TR_DIRECT_WARP and
-        // TR_DIRECT_PILOT are on) are the source's only 32-bit max
-        // reductions.
+        // where TR_DIRECT_WORDS and TR_DIRECT_WARP are on) and its warp
+        // pilot's largest bound (one more in each, where TR_DIRECT_PILOT is
+        // on too) are the source's only 32-bit max reductions.
         let short: u32 = kernels::knob_value("TR_RACE_RARE_SHORT", defines)
             .expect("a default")
             .parse()
             .expect("a number");
         let fuse = kernels::knob_value("TR_TOPP_FUSE", defines).expect("a default") != "0" && !race;
         let on = |name: &str| kernels::knob_value(name, defines).expect("a default") != "0";
-        let live_max: u32 = kernels::knob_value("TR_DIRECT_LIVE_MAX", defines)
-            .expect("a default")
-            .parse()
-            .expect("a number");
-        let direct = if on("TR_DIRECT_WORDS") {
-            18 * (usize::from(on("TR_DIRECT_WARP"))
-                + usize::from(on("TR_DIRECT_LIVE") && live_max < 8)
-                + usize::from(on("TR_DIRECT_WARP") && on("TR_DIRECT_PILOT")))
+        let direct = if on("TR_DIRECT_WORDS") && on("TR_DIRECT_WARP") {
+            18 * (1 + usize::from(on("TR_DIRECT_PILOT")))
         } else {
             0
         };
