@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run 50, call A: run 49's call D, on branch direct-pilot (the three binaries of
+# Run 50, call A: run 49's call D, on branch direct-pilot (the binaries of
+# scripts/carry-build.sh with
 # TR_DIRECT_TRY_ONCE=1 and TR_DIRECT_PILOT=1 as the default, carried as
 # target/strip). Call B found the eight chains slower in every build that
 # also holds the live loop (TR_DIRECT_LIVE_MAX=0: f64 top-p 0.9 B = 1024 919
