@@ -51,6 +51,13 @@ __device__ __forceinline__ double tr_dunkey(u64 k) {
     u64 b = (k >> 63) ? (k & 0x7fffffffffffffffULL) : ~k;
     return __longlong_as_double((i64)b);
 }
+// A threshold strictly below, in value, a score whose key is above k:
+// dunkey(k), except that -0 (the key just below +0's) equals +0 in value and
+// gives way to the negative number of least magnitude.
+__device__ __forceinline__ double tr_dbelow(u64 k) {
+    const double t = tr_dunkey(k);
+    return t == 0.0 ? __longlong_as_double((i64)0x8000000000000001LL) : t;
+}
 __device__ __forceinline__ u32 tr_fkey(float x) {
     u32 b = __float_as_uint(x);
     return (b >> 31) ? ~b : (b | 0x80000000u);

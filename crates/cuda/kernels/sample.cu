@@ -527,6 +527,35 @@ __device__ void tr_race_direct(const typename Elem<DT>::T* row, const float* bro
 #define TR_DIRECT_LIVE 1
 #endif
 
+// 1: the eight chains' passing elements take tr_direct_try through one
+// inlined copy, each element's value and word picked from the unit's (the
+// generic kernel's sm_90 SASS 22,000 instructions instead of 24,500); 0:
+// an unrolled copy for each of the eight, a timing knob.
+#ifndef TR_DIRECT_TRY_ONCE
+#define TR_DIRECT_TRY_ONCE 1
+#endif
+
+// 1: a warp with no best yet (its first step; at B = 1 its only one) on a
+// row without a cut first scores the element of the largest bound among
+// its lanes' candidates, one lane's binary64 logarithms, and prunes the
+// step with a threshold just below that score (at B = 1 the step ran the
+// logarithms of about every element slot of its unit in turn, since some
+// lane of 32 had a record there: run 49's source view, 62% of the
+// instructions in tr_ln); 0: none, a timing knob.
+#ifndef TR_DIRECT_PILOT
+#define TR_DIRECT_PILOT 1
+#endif
+
+// x[k] for a k known at run time only, by selects (an indexed register
+// array would go to local memory).
+template <typename T> __device__ __forceinline__ T tr_pick8(const T (&x)[8], int k) {
+    T v = x[0];
+#pragma unroll
+    for (int j = 1; j < 8; j++)
+        if (k == j) v = x[j];
+    return v;
+}
+
 // One element of tr_race_direct_words that its unit's filter let through:
 // tr_race_direct's test and score for it, word 0 already at hand, and the
 // warp's threshold thr (below some lane's best score; -inf: none yet).
@@ -591,7 +620,7 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
 #if TR_DIRECT_WARP
         // (Keys at or below -inf's high word give -inf.)
         const u32 top = __reduce_max_sync(TR_FULL, (u32)(tr_dkey(bs) >> 32));
-        if (top > (u32)(tr_dkey(tr_ninf()) >> 32)) thr = tr_dunkey(((u64)top << 32) - 1);
+        if (top > (u32)(tr_dkey(tr_ninf()) >> 32)) thr = tr_dbelow(((u64)top << 32) - 1);
 #endif
         AT a[8];
         if (TR_DIRECT_PREFETCH) {
@@ -619,13 +648,16 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
             bad |= !(anan < tr_finf());
         }
         // (fmax ignores NaN: amax > -inf exactly where some element is.)
-        if (!(amax > (AT)tr_ninf())) continue;
-        any = true;
+        // A lane with no candidate in this step drops out (go = false), but
+        // only after the warp's choice below on a row with a cut.
+        bool go = amax > (AT)tr_ninf();
+        any |= go;
         // On a row with a cut, the unit's live elements: those at or above
         // cut_lo (<= cut_a), a superset of the kept ones, whose largest
         // value bounds the unit's candidates instead.
-        u32 live = 0;
+        u32 live = 0xffu;
         if (TR_DIRECT_LIVE && cut) {
+            live = 0;
             amax = (AT)tr_ninf();
 #pragma unroll
             for (int k = 0; k < 8; k++)
@@ -633,47 +665,109 @@ __device__ void tr_race_direct_words(const typename Elem<DT>::T* row, const floa
                     live |= 1u << k;
                     amax = a[k] > amax ? a[k] : amax;  // (a live element is no NaN)
                 }
-            if (live == 0) continue;
+            go = live != 0;
         }
         const double eff = (bi != TR_NO_TOKEN && bs > thr) ? bs : thr;
         u32 lim = 0xffffffffu;
-        if (eff != tr_ninf()) {
+        if (go && eff != tr_ninf()) {
             const double y = tr_direct_y((double)amax, eff, inv_t);  // NaN: every element
-            if (y <= floor_lb) continue;
-            lim = tr_direct_limit<PROF>(y);
+            if (y <= floor_lb)
+                go = false;
+            else
+                lim = tr_direct_limit<PROF>(y);
         }
         if (TR_DIRECT_LIVE && cut) {
+            if (!go) live = 0;
             // The live elements' blocks one by one, in index order (a lane
             // meets its elements so, as tr_direct_try needs): a min-p row's
             // are a few in a row, a top-p 0.9 row's about a quarter of the
-            // benchmark's normal(0, 2) logits; its warp takes as many
-            // rounds as its lane of most.
+            // benchmark's normal(0, 2) logits; its warp takes as many rounds
+            // as its lane of most.
             while (live) {
                 const int k = __ffs(live) - 1;
                 live &= live - 1;
-                AT av = a[0];
-#pragma unroll
-                for (int j = 1; j < 8; j++)
-                    if (k == j) av = a[j];
                 const u32 i = (u32)(u * 8 + k);
                 const u32 w0 = tr_block(seed, i, pos, tag).x;
                 if (tr_direct_dist<PROF>(w0) <= lim)
-                    tr_direct_try<PROF>((double)av, i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs, bi);
+                    tr_direct_try<PROF>((double)tr_pick8(a, k), i, w0, neg_t, seed, pos, tag, cut_a, cut_i, thr, bs,
+                                        bi);
             }
             continue;
         }
+        // (thr is the warp's and cut the row's: the whole warp pilots.)
+        const bool pilot = TR_DIRECT_PILOT && TR_DIRECT_WARP && !(TR_DIRECT_LIVE && cut) && thr == tr_ninf();
+        if (!go && !pilot) continue;
         u32 w[8], pass = 0;
 #pragma unroll
         for (int k = 0; k < 8; k++) {
             w[k] = tr_block(seed, (u32)(u * 8 + k), pos, tag).x;
             pass |= (tr_direct_dist<PROF>(w[k]) <= lim ? 1u : 0u) << k;
         }
-        if (pass == 0) continue;
+        if (pilot) {
+            // The lane's candidate of largest bound (none where !go), the
+            // warp's largest of those (the first lane of the largest high
+            // word of its key: any candidate serves), its exact score, and
+            // thr just below it: a real candidate's score, so what it
+            // prunes can neither win nor tie. Its lane scores it again in
+            // tr_direct_try.
+            double pb = tr_ninf(), pa = tr_ninf();
+            u32 pi = TR_NO_TOKEN, pw = 0;
+            for (u32 m = go ? pass : 0u; m != 0; m &= m - 1) {
+                const int k = __ffs(m) - 1;
+                const double av = (double)tr_pick8(a, k);
+                const u32 wk = tr_pick8(w, k);
+                const u32 i = (u32)(u * 8 + k);
+                if (av > tr_ninf() && tr_keeps(av, i, cut_a, cut_i)) {
+                    const double b = __fma_rn(neg_t, tr_direct_lower_bound(PROF, wk), av);
+                    if (pi == TR_NO_TOKEN || b > pb) {
+                        pb = b;
+                        pa = av;
+                        pi = i;
+                        pw = wk;
+                    }
+                }
+            }
+            const u32 hi = (u32)(tr_dkey(pb) >> 32);
+            const u32 top = __reduce_max_sync(TR_FULL, pi == TR_NO_TOKEN ? 0u : hi);
+            const u32 owners = __ballot_sync(TR_FULL, pi != TR_NO_TOKEN && hi == top);
+            if (owners != 0) {
+                double sc = 0.0;
+                if (lane == (u32)(__ffs(owners) - 1)) {
+                    const uint4 b = PROF == TR_PROFILE_F64 ? tr_block(seed, pi, pos, tag) : make_uint4(pw, 0, 0, 0);
+                    sc = __fma_rn(neg_t, tr_ln_variate_block(PROF, b), pa);
+                }
+                sc = __shfl_sync(TR_FULL, sc, __ffs(owners) - 1);
+                thr = tr_dbelow(tr_dkey(sc) - 1);
+                if (go) {
+                    const double y = tr_direct_y((double)amax, thr, inv_t);
+                    if (y <= floor_lb) {
+                        pass = 0;
+                    } else {
+                        lim = tr_direct_limit<PROF>(y);
+#pragma unroll
+                        for (int k = 0; k < 8; k++)
+                            if (tr_direct_dist<PROF>(w[k]) > lim) pass &= ~(1u << k);
+                    }
+                }
+            }
+        }
+        if (!go || pass == 0) continue;
+#if TR_DIRECT_TRY_ONCE
+        // The passing elements in index order through one copy of the tests
+        // and the score.
+        while (pass) {
+            const int k = __ffs(pass) - 1;
+            pass &= pass - 1;
+            tr_direct_try<PROF>((double)tr_pick8(a, k), (u32)(u * 8 + k), tr_pick8(w, k), neg_t, seed, pos, tag,
+                                cut_a, cut_i, thr, bs, bi);
+        }
+#else
 #pragma unroll
         for (int k = 0; k < 8; k++)
             if (pass & (1u << k))
                 tr_direct_try<PROF>((double)a[k], (u32)(u * 8 + k), w[k], neg_t, seed, pos, tag, cut_a,
                                     cut_i, thr, bs, bi);
+#endif
     }
     acc.bad = bad;
     acc.any = any;

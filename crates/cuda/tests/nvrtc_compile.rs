@@ -120,7 +120,9 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_DIRECT_WORDS=0`) and its unit filter with each lane's own best
 /// alone (`TR_DIRECT_WARP=0`), the same race as it was before run 48, the
 /// noise of all eight elements of a unit on a row with a cut
-/// (`TR_DIRECT_LIVE=0`), the phase clock (`TR_PHASE_PRINT=1`), the
+/// (`TR_DIRECT_LIVE=0`), the eight chains' tests unrolled
+/// (`TR_DIRECT_TRY_ONCE=0`), no warp pilot (`TR_DIRECT_PILOT=0`), the phase
+/// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
 /// ranks, and with the regions clock `TR_PEND_REGION_CLOCK=1` over either
@@ -190,6 +192,8 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_DIRECT_WORDS=0",
         "TR_DIRECT_WARP=0",
         "TR_DIRECT_LIVE=0",
+        "TR_DIRECT_TRY_ONCE=0",
+        "TR_DIRECT_PILOT=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
@@ -241,8 +245,9 @@ fn control_shape_compiles(defines: &[String]) {
         // on and the histogram's race off) and the direct race's warp
         // threshold (`tr_race_direct_words`: one in each of its 18
         // instances, three logit types by bias or none by three profiles,
-        // where TR_DIRECT_WORDS and TR_DIRECT_WARP are on) are the source's
-        // only 32-bit max reductions.
+        // where TR_DIRECT_WORDS and TR_DIRECT_WARP are on) and its warp
+        // pilot's largest bound (one more in each, where TR_DIRECT_PILOT is
+        // on too) are the source's only 32-bit max reductions.
         let short: u32 = kernels::knob_value("TR_RACE_RARE_SHORT", defines)
             .expect("a default")
             .parse()
@@ -250,7 +255,7 @@ fn control_shape_compiles(defines: &[String]) {
         let fuse = kernels::knob_value("TR_TOPP_FUSE", defines).expect("a default") != "0" && !race;
         let on = |name: &str| kernels::knob_value(name, defines).expect("a default") != "0";
         let direct = if on("TR_DIRECT_WORDS") && on("TR_DIRECT_WARP") {
-            18
+            18 * (1 + usize::from(on("TR_DIRECT_PILOT")))
         } else {
             0
         };
