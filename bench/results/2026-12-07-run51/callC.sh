@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run 51, call C: the pass kernel's phase clock (scripts/phase-run.sh) of
-# top-k 50 + top-p 0.9 at B = 1 and 8, and of top-k 50 alone at B = 8:
+# top-k 50 + top-p 0.9 at B = 1 and 8:
 # where the 5 us that B = 8 adds to the fused path's call go (call A: 20.8
 # -> 25.8 us per call for top-k 50 on an H100, against plain's 12.5 ->
 # 15.4). Check binary of scripts/carry-build.sh at 7986b4c, carried as
