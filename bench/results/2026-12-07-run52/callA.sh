@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Run 52, call A: where the time B = 8 adds to the fused top-k path goes
+# (run 51's call C, never run, widened). Check binary of
+# scripts/carry-build.sh at 7c5776a (kernels sha256 0f59a343...), carried as
+# target/strip-check (or target/strip, which holds the same check binary).
+# 1. The pass kernel's phase clock (scripts/phase-run.sh) of top-k 50 +
+#    top-p 0.9 at B = 1, 2, 4, 8, 16.
+# 2. Nsight's source view of tr_fused_bf16 at B = 1 and 8, same mode.
+# Prediction: the rows' last blocks take about as long at B = 8 as at B = 1
+# (the merge of 33 lists against 64); the scan step before the chunk list
+# grows by the second unit a thread (two steps instead of one), so slots
+# 0-4 carry most of the 5 us.
+set -u
+mkdir -p target/release && cp target/strip-check/* target/release/ 2>/dev/null || cp target/strip/* target/release/
+cat target/release/BUILT
+nvidia-smi --query-gpu=name --format=csv,noheader | head -1; date -u
+CONFIGS="1:50:0.9 2:50:0.9 4:50:0.9 8:50:0.9 16:50:0.9" REPS=6 timeout 200 bash scripts/phase-run.sh
+mkdir -p /tmp/ph && mv "$OUT"/ph-*.txt /tmp/ph/
+date -u
+mkdir -p /tmp/src
+OUT=/tmp/src KERNEL=tr_fused_bf16 CONFIGS="1:50:0.9 8:50:0.9" TOP=50 LINES_TOP=40 \
+    timeout 240 bash scripts/ncu-source.sh > /tmp/src/ncu-source.txt 2>&1
+tail -150 /tmp/src/ncu-source.txt
+rm -f /tmp/src/*.ncu-rep /tmp/src/*-sass.csv
+tar -C /tmp -czf "$OUT/callA.tgz" ph src
+ls -la "$OUT"; date -u
