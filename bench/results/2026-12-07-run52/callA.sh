@@ -6,6 +6,9 @@
 # 1. The pass kernel's phase clock (scripts/phase-run.sh) of top-k 50 +
 #    top-p 0.9 at B = 1, 2, 4, 8, 16.
 # 2. Nsight's source view of tr_fused_bf16 at B = 1 and 8, same mode.
+# 3. More chunks a row than the automatic count at B = 8 and 16 (run 51
+#    timed 2-24 only): blocks_per_row 40, 48, 64 (three 80-register blocks
+#    an SM hold 396 blocks on 132 SMs), timing only with the A/A.
 # Prediction: the rows' last blocks take about as long at B = 8 as at B = 1
 # (the merge of 33 lists against 64); the scan step before the chunk list
 # grows by the second unit a thread (two steps instead of one), so slots
@@ -22,5 +25,11 @@ OUT=/tmp/src KERNEL=tr_fused_bf16 CONFIGS="1:50:0.9 8:50:0.9" TOP=50 LINES_TOP=4
     timeout 240 bash scripts/ncu-source.sh > /tmp/src/ncu-source.txt 2>&1
 tail -150 /tmp/src/ncu-source.txt
 rm -f /tmp/src/*.ncu-rep /tmp/src/*-sass.csv
-tar -C /tmp -czf "$OUT/callA.tgz" ph src
+date -u
+. scripts/device-env.sh
+check_experiment fused-more 120 --timing-only --iters 40 --variants-only --variant-aa \
+    --variant-mode top_k50,top_k50_top_p0.9 --variant-rows 1,8,16 --variant-dtype bf16 \
+    --variant opts:blocks_per_row=40 --variant opts:blocks_per_row=48 --variant opts:blocks_per_row=64
+rm -f "$OUT/fused-more.tgz"
+tar -C /tmp -czf "$OUT/callA.tgz" ph src fused-more
 ls -la "$OUT"; date -u
