@@ -2317,16 +2317,26 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
 #ifndef TR_FUSED_PILOT
 #define TR_FUSED_PILOT 1
 #endif
+    // With TR_FUSED_PILOT_ALL (a timing knob, for TR_TOPK_UNITS > 1) a
+    // lane's largest x is taken over every unit it has loaded ahead: still one
+    // element a lane, from a larger set, so y can only rise.
+#ifndef TR_FUSED_PILOT_ALL
+#define TR_FUSED_PILOT_ALL 0
+#endif
     if (TR_FUSED_PILOT && 2 * k <= blockDim.x) {
         u32* const pk = (u32*)(counts + 256);  // the last block's lists, free here
         u32 best = 0;  // an order key; 0 is none (no x >= -FLT_MAX has key 0)
-        if (u < unit_hi) {
-            float x[8];
-            tr_convert8<DT>(raw[0], x);
+        constexpr int PU = TR_FUSED_PILOT_ALL ? TR_TOPK_UNITS : 1;
 #pragma unroll
-            for (int q = 0; q < 8; q++) {
-                const u32 kq = tr_fkey(__fadd_rn(x[q], 0.0f));
-                best = (x[q] >= -tr_flt_max() && kq > best) ? kq : best;
+        for (int s = 0; s < PU; s++) {
+            if (u + (UT)s * step < unit_hi) {
+                float x[8];
+                tr_convert8<DT>(raw[s], x);
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    const u32 kq = tr_fkey(__fadd_rn(x[q], 0.0f));
+                    best = (x[q] >= -tr_flt_max() && kq > best) ? kq : best;
+                }
             }
         }
         pk[threadIdx.x] = best;
