@@ -3,7 +3,9 @@
 # main's kernels since dc30be0 (sha256 0f59a343...), owed since runs 46 and
 # 50 (the last H200 grid is run 42's; run 51's call B never ran), then
 # call A's phase clock in the time left. On any other GPU: call A alone.
-# Binaries of scripts/carry-build.sh at 7c5776a, carried as target/strip.
+# Carried: target/strip-grid (scripts/carry-build.sh at 7c5776a, kernels
+# sha256 0f59a343..., for the grid) and target/strip-check (the check binary
+# of call A's build, for the rest).
 # Prediction (run 51's H100 grid against run 49's, run 46's A/B): exact
 # plain as run 42's within the launch spread; bf16 top-p 0.83-0.94x of run
 # 42's at B >= 64, so top-p <= 3x plain met at B = 1024; f32/f64 plain
@@ -15,11 +17,12 @@ case "$gpu" in
 *H200*) ;;
 *) exec bash "$(dirname "$0")/callA.sh" ;;
 esac
-mkdir -p target/release && cp target/strip/* target/release/
-cat target/strip/BUILT
+mkdir -p target/release && cp target/strip-grid/* target/release/
+cat target/strip-grid/BUILT
 ITERS=40 timeout 400 bash scripts/gpu-evidence.sh bench 2>&1 | tail -30
 gzip -f "$OUT/report.json"
 date -u
+cp target/strip-check/* target/release/ && cat target/release/BUILT
 CONFIGS="1:50:0.9 8:50:0.9 16:50:0.9" REPS=6 timeout 120 bash scripts/phase-run.sh
 mkdir -p /tmp/ph && mv "$OUT"/ph-*.txt /tmp/ph/ && tar -C /tmp -czf "$OUT/phase.tgz" ph
 ls -la "$OUT"; date -u
