@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run 52, call B: on an H200, the benchmark grid (baselines, targets) of
 # main's kernels since dc30be0 (sha256 0f59a343...), owed since runs 46 and
-# 50 (the last H200 grid is run 42's; run 51's call B never ran), then
-# call A's phase clock in the time left. On any other GPU: call A alone.
+# 50 (the last H200 grid is run 42's; run 51's call B never ran), after
+# call A. On any other GPU: call A alone.
 # Carried: target/strip-grid (scripts/carry-build.sh at 7c5776a, kernels
 # sha256 0f59a343..., for the grid) and target/strip-check (the check binary
 # of call A's build, for the rest).
@@ -13,16 +13,16 @@
 set -u
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "GPU: $gpu"; date -u
+# Call A first (its variants may change a default); then, on an H200 only,
+# the grid in the time left.
+bash "$(dirname "$0")/callA.sh"
 case "$gpu" in
 *H200*) ;;
-*) exec bash "$(dirname "$0")/callA.sh" ;;
+*) exit 0 ;;
 esac
+date -u
 mkdir -p target/release && cp target/strip-grid/* target/release/
 cat target/strip-grid/BUILT
-ITERS=40 timeout 400 bash scripts/gpu-evidence.sh bench 2>&1 | tail -30
+ITERS=40 timeout 330 bash scripts/gpu-evidence.sh bench 2>&1 | tail -30
 gzip -f "$OUT/report.json"
-date -u
-cp target/strip-check/* target/release/ && cat target/release/BUILT
-CONFIGS="1:50:0.9 8:50:0.9 16:50:0.9" REPS=6 timeout 120 bash scripts/phase-run.sh
-mkdir -p /tmp/ph && mv "$OUT"/ph-*.txt /tmp/ph/ && tar -C /tmp -czf "$OUT/phase.tgz" ph
 ls -la "$OUT"; date -u
