@@ -3,8 +3,10 @@
 # both, for bf16 rows only (TR_TOPK_UNITS_BF16=2, TR_FUSED_PILOT_ALL=1), timed
 # with the A/A at B = 1 to 1024 and checked (differential rows, invariance
 # against the default: the tokens must not move). Check binary of
-# scripts/carry-build.sh at the commit its BUILT names, carried as
-# target/strip-check.
+# scripts/carry-build.sh at e0d1093 (main's kernels since 8cb0b74 lack the
+# two knobs: build at e0d1093, or re-apply 4ef6645 and e0d1093's kernel
+# changes), carried as target/strip-check. Never ran in run 52 (its one
+# start was refused; then too little device time was left).
 # Why: call B's variants (both switches for every dtype) took top-k 50 +
 # top-p 0.9 at B = 8 from 24.4 to 23.2 us queued on the H200 (beyond the
 # A/A), the sort path's target there being 23.2; but f32 rows at B = 256
