@@ -1762,9 +1762,14 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #define TR_FUSED_WCAP 512
 #endif
 #define TR_FUSED_WLIMIT (TR_FUSED_WCAP - 256)
-// Units a lane of the fused top-k scan has in flight.
+// Units a lane of the fused top-k scan has in flight: TR_TOPK_UNITS, or
+// TR_TOPK_UNITS_BF16 for bf16 rows (timing knobs; with more than one, f32
+// rows at B = 256 ran 44% slower, docs/cuda-notes.md, run 52).
 #ifndef TR_TOPK_UNITS
 #define TR_TOPK_UNITS 1
+#endif
+#ifndef TR_TOPK_UNITS_BF16
+#define TR_TOPK_UNITS_BF16 TR_TOPK_UNITS
 #endif
 // Keys offered between two shrinks of a warp's buffer (at most; WarpTopk::lim).
 #ifndef TR_FUSED_REFRESH
@@ -2293,13 +2298,14 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     u32 mi = TR_NO_TOKEN;
     bool bad = false;
     // Warp-contiguous units: unit u0 + lane, u0 stepping by the block.
-    // TR_TOPK_UNITS units a lane are loaded ahead (a ring: the oldest is
-    // converted, the next one is fetched into its place).
+    // NU units a lane are loaded ahead (a ring: the oldest is converted, the
+    // next one is fetched into its place).
+    constexpr int NU = DT == 1 ? TR_TOPK_UNITS_BF16 : TR_TOPK_UNITS;
     UT u = unit_lo + (UT)warp * 32 + lane;
     const UT step = (UT)nwarps * 32;
-    Raw8 raw[TR_TOPK_UNITS];
+    Raw8 raw[NU];
 #pragma unroll
-    for (int s = 0; s < TR_TOPK_UNITS; s++) {
+    for (int s = 0; s < NU; s++) {
         const UT us = u + s * step;
         raw[s] = tr_fetch8<DT>(row, (i64)us * 8, vocab, al, us < unit_hi);
     }
@@ -2317,16 +2323,26 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
 #ifndef TR_FUSED_PILOT
 #define TR_FUSED_PILOT 1
 #endif
+    // With TR_FUSED_PILOT_ALL (a timing knob, for NU > 1) a
+    // lane's largest x is taken over every unit it has loaded ahead: still one
+    // element a lane, from a larger set, so y can only rise.
+#ifndef TR_FUSED_PILOT_ALL
+#define TR_FUSED_PILOT_ALL 0
+#endif
     if (TR_FUSED_PILOT && 2 * k <= blockDim.x) {
         u32* const pk = (u32*)(counts + 256);  // the last block's lists, free here
         u32 best = 0;  // an order key; 0 is none (no x >= -FLT_MAX has key 0)
-        if (u < unit_hi) {
-            float x[8];
-            tr_convert8<DT>(raw[0], x);
+        constexpr int PU = TR_FUSED_PILOT_ALL ? NU : 1;
 #pragma unroll
-            for (int q = 0; q < 8; q++) {
-                const u32 kq = tr_fkey(__fadd_rn(x[q], 0.0f));
-                best = (x[q] >= -tr_flt_max() && kq > best) ? kq : best;
+        for (int s = 0; s < PU; s++) {
+            if (u + (UT)s * step < unit_hi) {
+                float x[8];
+                tr_convert8<DT>(raw[s], x);
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    const u32 kq = tr_fkey(__fadd_rn(x[q], 0.0f));
+                    best = (x[q] >= -tr_flt_max() && kq > best) ? kq : best;
+                }
             }
         }
         pk[threadIdx.x] = best;
@@ -2351,10 +2367,10 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         tr_convert8<DT>(raw[0], x);
         const u32 ib = (u32)(u * 8);
 #pragma unroll
-        for (int s = 0; s + 1 < TR_TOPK_UNITS; s++) raw[s] = raw[s + 1];
-        if (u0 + TR_TOPK_UNITS * step < unit_hi) {
-            const UT un = u + TR_TOPK_UNITS * step;
-            raw[TR_TOPK_UNITS - 1] = tr_fetch8<DT>(row, (i64)un * 8, vocab, al, un < unit_hi);
+        for (int s = 0; s + 1 < NU; s++) raw[s] = raw[s + 1];
+        if (u0 + NU * step < unit_hi) {
+            const UT un = u + NU * step;
+            raw[NU - 1] = tr_fetch8<DT>(row, (i64)un * 8, vocab, al, un < unit_hi);
         }
         // A shrink only to refresh the thresholds is of no use on the last step.
         const bool more = u0 + step < unit_hi;
