@@ -23,6 +23,16 @@ check_experiment units-bf16 260 --diff-budget-s 15 --iters 40 --variants-only --
     --variant "TR_TOPK_UNITS_BF16=2;TR_FUSED_PILOT_ALL=1"
 grep -E "A/A|A/B" /tmp/units-bf16/check.log | sed 's/^\[[^]]*\] *//' | cut -c1-200
 date -u
+# Plain B = 256 in 24 warps an SM (the 80-register build): one block of 384
+# threads a row, or two of 192. Prediction: 384 within +-5% of the default
+# (run 16 measured 2-5% faster with older kernels; since then the default
+# build took the lean loop, which the 80-register build lacks); 192 x 2
+# slower (each chunk pays its pilot, its first steps and a combine; run 27).
+check_experiment plain-geom 150 --timing-only --iters 40 --variants-only --variant-aa \
+    --variant-mode plain --variant-rows 192,256 \
+    --variant "opts:block_threads=384" --variant "opts:block_threads=192,blocks_per_row=2"
+grep -E "A/A|A/B" /tmp/plain-geom/check.log | sed 's/^\[[^]]*\] *//' | cut -c1-200
+date -u
 mkdir -p /tmp/ph
 OUT=/tmp/ph CONFIGS="1:50:0.9 8:50:0.9" bash scripts/phase-run.sh 2>&1 | tail -40
 OUT=/tmp/ph TAG=-units CONFIGS="1:50:0.9 8:50:0.9" DEFINES="TR_TOPK_UNITS_BF16=2 TR_FUSED_PILOT_ALL=1" \
