@@ -1764,12 +1764,26 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 #define TR_FUSED_WLIMIT (TR_FUSED_WCAP - 256)
 // Units a lane of the fused top-k scan has in flight: TR_TOPK_UNITS, or
 // TR_TOPK_UNITS_BF16 for bf16 rows (timing knobs; with more than one, f32
-// rows at B = 256 ran 44% slower, docs/cuda-notes.md, run 52).
+// rows at B = 256 ran 44% slower, docs/cuda-notes.md, run 52), and for bf16
+// chunks of at most TR_TOPK_SHORT_STEPS steps a lane TR_TOPK_UNITS_BF16_SHORT
+// (two, with the pilot over both: top-k 50 + top-p 0.9 at B = 8 1.0 us
+// faster per call, at B = 256 and 1,024, 64 steps and more, 1.6 and 4.9 us
+// slower when every chunk took two; run 53). The choice is the block's (its
+// chunk's length), so each chunk runs one of two copies of the scan; only
+// tr_fused_bf16 holds both (short chunks come with small batches, whose
+// blocks never queue for the 64-register build, and the generic kernel
+// keeps its registers for the other paths).
 #ifndef TR_TOPK_UNITS
 #define TR_TOPK_UNITS 1
 #endif
 #ifndef TR_TOPK_UNITS_BF16
 #define TR_TOPK_UNITS_BF16 TR_TOPK_UNITS
+#endif
+#ifndef TR_TOPK_UNITS_BF16_SHORT
+#define TR_TOPK_UNITS_BF16_SHORT 2
+#endif
+#ifndef TR_TOPK_SHORT_STEPS
+#define TR_TOPK_SHORT_STEPS 16
 #endif
 // Keys offered between two shrinks of a warp's buffer (at most; WarpTopk::lim).
 #ifndef TR_FUSED_REFRESH
@@ -2279,7 +2293,7 @@ __device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out
 
 // One chunk of a fused row: status, the largest a (first index) and the
 // chunk's top-k rank keys, written to `list` (their count to list_n).
-template <int DT>
+template <int DT, int NU>
 __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab, i64 lo, i64 hi,
                              u32 k, u32 nchunks, u64* smem, TopkCtl& C, u64* list, u32& list_n,
                              u64& list_lo, Acc& acc) {
@@ -2300,7 +2314,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     // Warp-contiguous units: unit u0 + lane, u0 stepping by the block.
     // NU units a lane are loaded ahead (a ring: the oldest is converted, the
     // next one is fetched into its place).
-    constexpr int NU = DT == 1 ? TR_TOPK_UNITS_BF16 : TR_TOPK_UNITS;
+    static_assert(NU >= 1, "at least one unit in flight");
     UT u = unit_lo + (UT)warp * 32 + lane;
     const UT step = (UT)nwarps * 32;
     Raw8 raw[NU];
@@ -2323,11 +2337,11 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
 #ifndef TR_FUSED_PILOT
 #define TR_FUSED_PILOT 1
 #endif
-    // With TR_FUSED_PILOT_ALL (a timing knob, for NU > 1) a
-    // lane's largest x is taken over every unit it has loaded ahead: still one
-    // element a lane, from a larger set, so y can only rise.
+    // With TR_FUSED_PILOT_ALL (for NU > 1; 0, the first unit alone, is a
+    // timing knob) a lane's largest x is taken over every unit it has loaded
+    // ahead: still one element a lane, from a larger set, so y can only rise.
 #ifndef TR_FUSED_PILOT_ALL
-#define TR_FUSED_PILOT_ALL 0
+#define TR_FUSED_PILOT_ALL 1
 #endif
     if (TR_FUSED_PILOT && 2 * k <= blockDim.x) {
         u32* const pk = (u32*)(counts + 256);  // the last block's lists, free here
@@ -3016,7 +3030,8 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
-template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false, bool LEAN = false>
+template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false, bool LEAN = false,
+          bool SHORT_TOPK = false>
 __device__ void tr_pass(const SampleArgs& A) {
     static_assert(!PEND || (DT == 1 && FAST && !FUSED), "PEND: the bf16 race without the fused path");
     typedef typename Elem<DT>::T ET;
@@ -3111,9 +3126,16 @@ __device__ void tr_pass(const SampleArgs& A) {
 
     Acc acc = tr_acc_empty();
     if (fused) {
-        tr_scan_topk<DT>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl,
-                         A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX, list_n,
-                         list_lo, acc);
+        constexpr int NU = DT == 1 ? TR_TOPK_UNITS_BF16 : TR_TOPK_UNITS;
+        constexpr int NU_SHORT = (SHORT_TOPK && DT == 1) ? TR_TOPK_UNITS_BF16_SHORT : NU;
+        u64* const list = A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX;
+        // Units of the chunk against those of TR_TOPK_SHORT_STEPS block steps.
+        if (NU_SHORT != NU && ((hi + 7) >> 3) - (lo >> 3) <= (i64)TR_TOPK_SHORT_STEPS * blockDim.x)
+            tr_scan_topk<DT, NU_SHORT>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl,
+                                       list, list_n, list_lo, acc);
+        else
+            tr_scan_topk<DT, NU>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl, list,
+                                 list_n, list_lo, acc);
     } else if (FAST) {
         // The staging ring where this build has it (RACE_RING, for the scan
         // SCAN_RING), the host allocated it for this launch and the row is
@@ -3302,7 +3324,7 @@ extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs
 extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
 extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
-extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false, false, false, true>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }
 extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
 extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false>(A); }

@@ -121,7 +121,10 @@ fn precompiled_builds_match_their_own_compilation() {
 /// alone (`TR_DIRECT_WARP=0`), the same race as it was before run 48, the
 /// noise of all eight elements of a unit on a row with a cut
 /// (`TR_DIRECT_LIVE=0`), the eight chains' tests unrolled
-/// (`TR_DIRECT_TRY_ONCE=0`), no warp pilot (`TR_DIRECT_PILOT=0`), the phase
+/// (`TR_DIRECT_TRY_ONCE=0`), no warp pilot (`TR_DIRECT_PILOT=0`), the fused
+/// top-k scan of short bf16 chunks as it was before run 53, one unit in
+/// flight (`TR_TOPK_UNITS_BF16_SHORT=1`), and two with the pilot over the
+/// first alone (`TR_FUSED_PILOT_ALL=0`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -194,6 +197,8 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_DIRECT_LIVE=0",
         "TR_DIRECT_TRY_ONCE=0",
         "TR_DIRECT_PILOT=0",
+        "TR_TOPK_UNITS_BF16_SHORT=1",
+        "TR_FUSED_PILOT_ALL=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
