@@ -1792,7 +1792,8 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
 
 struct TopkCtl {
     u64 thr;                  // the block's pruning threshold (WarpTopk::shrink)
-    u64 rt;                   // last block: the row's threshold (tr_fused_finish)
+    u64 rt;                   // last block: the row's threshold (tr_fused_finish); in
+                              // the chunk scan, its list's first key (TR_FUSED_LIST_MAX)
     u32 wcnt[TR_MAX_WARPS];   // block select: keys in each warp's buffer
     u32 wkeep[TR_MAX_WARPS];  // block keep: keys each warp keeps
     u64 sel_an[TR_MAX_WARPS]; // block select: AND and OR of each warp's keys
@@ -2291,8 +2292,25 @@ __device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out
     return total;
 }
 
+// 1: the chunk's largest x and its first index are read off its list's first
+// key (the chunk's largest rank key, always in its top k; keys of x = -0 and
+// +0 are equal, as the compares were), and the chunk's NaN/inf flag is
+// reduced by the barrier after the list's writes, so the scan keeps no
+// running maximum, its block needs no reduction of the accumulators and
+// tr_pass writes the partial at once; the row's last block skips the best
+// score's reduction (fused rows race in the finish: every partial's score is
+// -inf). 0 (the default): the scan keeps the lane's largest x and its unit,
+// reads that unit again after the loop for the index, and the block reduces
+// its accumulators as for the other paths. A timing knob: the same partials
+// (a chunk's largest x as +0 where it was -0, which no subtraction from a
+// rank key's a tells apart) and tokens.
+#ifndef TR_FUSED_LIST_MAX
+#define TR_FUSED_LIST_MAX 0
+#endif
+
 // One chunk of a fused row: status, the largest a (first index) and the
-// chunk's top-k rank keys, written to `list` (their count to list_n).
+// chunk's top-k rank keys, written to `list` (their count to list_n). With
+// TR_FUSED_LIST_MAX, acc's flags and maximum are the block's.
 template <int DT, int NU>
 __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab, i64 lo, i64 hi,
                              u32 k, u32 nchunks, u64* smem, TopkCtl& C, u64* list, u32& list_n,
@@ -2304,6 +2322,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     if (threadIdx.x == 0) {
         C.thr = 0;
         C.pilot = 0;
+        if (TR_FUSED_LIST_MAX) C.rt = 0;
     }
     __syncthreads();
     WarpTopk w = tr_warp_topk(smem, k);
@@ -2406,7 +2425,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
             bad |= !(x[q] < tr_finf());
             ux = x[q] > ux ? x[q] : ux;
         }
-        if (ux > m) {
+        if (!TR_FUSED_LIST_MAX && ux > m) {
             m = ux;
             mu = u;
         }
@@ -2436,7 +2455,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         }
     }
     const bool any = m > tr_fninf();  // NaN never becomes m
-    if (any) {
+    if (!TR_FUSED_LIST_MAX && any) {
         // The first element of unit mu equal to m (-0 and +0 are equal, as in
         // the compares that chose m): the lane's first largest x.
         float x[8];
@@ -2470,6 +2489,15 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
 #pragma unroll 8
         for (u32 l = 0; l < list_n; l++) r += staged[l] > v ? 1u : 0u;
         list[r] = v;
+        if (TR_FUSED_LIST_MAX && r == 0) C.rt = v;
+    }
+    if (TR_FUSED_LIST_MAX) {
+        // The barrier that publishes the first key also ORs the flags.
+        acc.bad = __syncthreads_or(bad) != 0;
+        const u64 top = *(volatile u64*)&C.rt;
+        acc.any = top != 0;  // a finite or +inf x is offered, and the largest is kept
+        acc.max_a = top != 0 ? (double)tr_funkey((u32)(top >> 32)) : tr_ninf();
+        acc.max_i = top != 0 ? ~(u32)top : TR_NO_TOKEN;
     }
     tr_phase(3);
     // The list is read by the row's last block. With more than one chunk,
@@ -2480,10 +2508,12 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     // A chunk list of at least k keys reports its smallest: the row has k keys
     // at or above it, so the row's last block drops every key below.
     list_lo = list_n >= k ? lo_key : 0;
-    acc.bad = bad;
-    acc.any = any;
-    acc.max_a = (double)m;
-    acc.max_i = mi;
+    if (!TR_FUSED_LIST_MAX) {
+        acc.bad = bad;
+        acc.any = any;
+        acc.max_a = (double)m;
+        acc.max_i = mi;
+    }
 }
 
 // Block-collective: the best (score, index) of the block's (s, i), in every
@@ -2569,6 +2599,16 @@ __device__ __noinline__ u32 tr_fused_race_exact(const u64* sorted, u32 n, double
 #define TR_FUSED_PRELOAD 1
 #endif
 
+// 1: J is cut to what lets the head's rank count (tr_rank_pairs, two threads
+// a key) run in one round of the block, where that still leaves J >= ceil(k
+// / chunks); 0 (the default): J = 2 ceil(k / chunks). At B = 8 (33 chunks, k
+// = 50) the head is 132 keys, two rounds of 66 compares a pair; with the cut
+// J = 3, 99 keys, one round of 50. A timing knob: any J >= ceil(k / chunks)
+// gives the same keys kept at or above the row's k-th, so the same token.
+#ifndef TR_FUSED_HEAD_FIT
+#define TR_FUSED_HEAD_FIT 0
+#endif
+
 struct GatherShape {
     bool on;
     u32 J;  // slots of every list the threshold is taken from
@@ -2582,6 +2622,10 @@ __device__ __forceinline__ GatherShape tr_gather_shape(u32 nch, u32 k) {
     g.L = k - 1 + tr_fused_slack(k);
     const u32 jq = (k + nch - 1) / nch;
     g.J = 2 * jq < g.L ? 2 * jq : g.L;
+    if (TR_FUSED_HEAD_FIT) {
+        const u32 fit = blockDim.x / (2 * nch);
+        if (fit >= jq && fit < g.J) g.J = fit;
+    }
     g.S = g.J + 6 < g.L ? g.J + 6 : g.L;
     // The slots go after the top-p masses' (smem[0..256)), in the warps'
     // buffers, which the fast path does not use.
@@ -3178,39 +3222,55 @@ __device__ void tr_pass(const SampleArgs& A) {
     tr_phase(4);
     // Block reduction. A row of one chunk whose row's last block needs no
     // partial (not fused) takes its result from warp 0's reduction itself.
+    // With TR_FUSED_LIST_MAX a fused chunk's acc is its block's already, and
+    // its score none (the finish races).
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const bool local = TR_PASS_LOCAL_COMBINE && A.nchunks == 1 && !fused;
-    u32 flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
-    double ma = acc.max_a;
-    u32 mi = acc.max_i;
-    tr_warp_best(ma, mi);
-    double bs = acc.best_s;
-    u32 bi = acc.best_i;
-    tr_warp_best(bs, bi);
-    if (lane == 0) {
-        s_flags[warp] = flags;
-        s_max_a[warp] = ma;
-        s_max_i[warp] = mi;
-        s_best_s[warp] = bs;
-        s_best_i[warp] = bi;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        flags = 0;
-        ma = tr_ninf();
-        mi = TR_NO_TOKEN;
+    const bool quick = TR_FUSED_LIST_MAX && fused;
+    u32 flags;
+    double ma, bs;
+    u32 mi, bi;
+    if (quick) {
+        flags = (acc.bad ? 1u : 0u) | (acc.any ? 2u : 0u);
+        ma = acc.max_a;
+        mi = acc.max_i;
         bs = tr_ninf();
         bi = TR_NO_TOKEN;
-        if (lane < nwarps) {
-            flags = s_flags[lane];
-            ma = s_max_a[lane];
-            mi = s_max_i[lane];
-            bs = s_best_s[lane];
-            bi = s_best_i[lane];
-        }
-        flags = __reduce_or_sync(TR_FULL, flags);
+    } else {
+        flags = (__any_sync(TR_FULL, acc.bad) ? 1u : 0u) | (__any_sync(TR_FULL, acc.any) ? 2u : 0u);
+        ma = acc.max_a;
+        mi = acc.max_i;
         tr_warp_best(ma, mi);
+        bs = acc.best_s;
+        bi = acc.best_i;
         tr_warp_best(bs, bi);
+        if (lane == 0) {
+            s_flags[warp] = flags;
+            s_max_a[warp] = ma;
+            s_max_i[warp] = mi;
+            s_best_s[warp] = bs;
+            s_best_i[warp] = bi;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            flags = 0;
+            ma = tr_ninf();
+            mi = TR_NO_TOKEN;
+            bs = tr_ninf();
+            bi = TR_NO_TOKEN;
+            if (lane < nwarps) {
+                flags = s_flags[lane];
+                ma = s_max_a[lane];
+                mi = s_max_i[lane];
+                bs = s_best_s[lane];
+                bi = s_best_i[lane];
+            }
+            flags = __reduce_or_sync(TR_FULL, flags);
+            tr_warp_best(ma, mi);
+            tr_warp_best(bs, bi);
+        }
+    }
+    if (warp == 0) {
         if (local) {
             if (pend) {
                 if (lane == 0) {
@@ -3271,9 +3331,9 @@ __device__ void tr_pass(const SampleArgs& A) {
         bi = TR_NO_TOKEN;
         const Partial* pp = A.partials + (u64)row * A.nchunks;
         for (u32 c = lane; c < A.nchunks; c += 32) {
-            double s2 = __ldcg(&pp[c].score);
+            double s2 = quick ? tr_ninf() : __ldcg(&pp[c].score);
             double m2 = __ldcg(&pp[c].max_a);
-            u32 i2 = __ldcg(&pp[c].index);
+            u32 i2 = quick ? TR_NO_TOKEN : __ldcg(&pp[c].index);
             u32 mi2 = __ldcg(&pp[c].max_index);
             flags |= __ldcg(&pp[c].flags);
             if (tr_better(s2, i2, bs, bi)) {
@@ -3287,7 +3347,7 @@ __device__ void tr_pass(const SampleArgs& A) {
         }
         flags = __reduce_or_sync(TR_FULL, flags);
         tr_warp_best(ma, mi);
-        tr_warp_best(bs, bi);
+        if (!quick) tr_warp_best(bs, bi);
         if (pend) {
             if (lane == 0) {
                 s_best_s[0] = bs;
