@@ -2292,20 +2292,22 @@ __device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out
     return total;
 }
 
-// 1: the chunk's largest x and its first index are read off its list's first
-// key (the chunk's largest rank key, always in its top k; keys of x = -0 and
-// +0 are equal, as the compares were), and the chunk's NaN/inf flag is
-// reduced by the barrier after the list's writes, so the scan keeps no
-// running maximum, its block needs no reduction of the accumulators and
-// tr_pass writes the partial at once; the row's last block skips the best
-// score's reduction (fused rows race in the finish: every partial's score is
-// -inf). 0 (the default): the scan keeps the lane's largest x and its unit,
-// reads that unit again after the loop for the index, and the block reduces
-// its accumulators as for the other paths. A timing knob: the same partials
-// (a chunk's largest x as +0 where it was -0, which no subtraction from a
-// rank key's a tells apart) and tokens.
+// 1 (the default): the chunk's largest x and its first index are read off
+// its list's first key (the chunk's largest rank key, always in its top k;
+// keys of x = -0 and +0 are equal, as the compares were), and the chunk's
+// NaN/inf flag is reduced by the barrier after the list's writes, so the scan
+// keeps no running maximum, its block needs no reduction of the accumulators
+// and tr_pass writes the partial at once; the row's last block skips the
+// best score's reduction (fused rows race in the finish: every partial's
+// score is -inf). 0: the scan keeps the lane's largest x and its unit, reads
+// that unit again after the loop for the index, and the block reduces its
+// accumulators as for the other paths. The same partials (a chunk's largest
+// x as +0 where it was -0, which no subtraction from a rank key's a tells
+// apart) and tokens. On an H100 (docs/cuda-notes.md, run 54) top-k 50 +
+// top-p 0.9 bf16 0.5-1.5 us faster per call at B = 1 to 256 and 3.3 at B =
+// 1024; f32 B = 256 8.7 us (the f32 build spills less).
 #ifndef TR_FUSED_LIST_MAX
-#define TR_FUSED_LIST_MAX 0
+#define TR_FUSED_LIST_MAX 1
 #endif
 
 // One chunk of a fused row: status, the largest a (first index) and the
@@ -2599,14 +2601,16 @@ __device__ __noinline__ u32 tr_fused_race_exact(const u64* sorted, u32 n, double
 #define TR_FUSED_PRELOAD 1
 #endif
 
-// 1: J is cut to what lets the head's rank count (tr_rank_pairs, two threads
-// a key) run in one round of the block, where that still leaves J >= ceil(k
-// / chunks); 0 (the default): J = 2 ceil(k / chunks). At B = 8 (33 chunks, k
-// = 50) the head is 132 keys, two rounds of 66 compares a pair; with the cut
-// J = 3, 99 keys, one round of 50. A timing knob: any J >= ceil(k / chunks)
-// gives the same keys kept at or above the row's k-th, so the same token.
+// 1 (the default): J is cut to what lets the head's rank count
+// (tr_rank_pairs, two threads a key) run in one round of the block, where
+// that still leaves J >= ceil(k / chunks); 0: J = 2 ceil(k / chunks). At B =
+// 8 (33 chunks, k = 50) the head is 132 keys, two rounds of 66 compares a
+// pair; with the cut J = 3, 99 keys, one round of 50 (on an H100, top-k 50 +
+// top-p 0.9 B = 8 0.7 us faster per call, 0.8 queued; other batch sizes keep
+// their J; docs/cuda-notes.md, run 54). Any J >= ceil(k / chunks) keeps the
+// row's top k, so the same token.
 #ifndef TR_FUSED_HEAD_FIT
-#define TR_FUSED_HEAD_FIT 0
+#define TR_FUSED_HEAD_FIT 1
 #endif
 
 struct GatherShape {

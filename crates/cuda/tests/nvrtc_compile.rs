@@ -124,7 +124,10 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_DIRECT_TRY_ONCE=0`), no warp pilot (`TR_DIRECT_PILOT=0`), the fused
 /// top-k scan of short bf16 chunks as it was before run 53, one unit in
 /// flight (`TR_TOPK_UNITS_BF16_SHORT=1`), and two with the pilot over the
-/// first alone (`TR_FUSED_PILOT_ALL=0`), the phase
+/// first alone (`TR_FUSED_PILOT_ALL=0`), the fused row's chain as it was
+/// before run 54, with the chunk's running maximum and block reduction
+/// (`TR_FUSED_LIST_MAX=0`) and the gather's head of two rounds
+/// (`TR_FUSED_HEAD_FIT=0`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -199,6 +202,8 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_DIRECT_PILOT=0",
         "TR_TOPK_UNITS_BF16_SHORT=1",
         "TR_FUSED_PILOT_ALL=0",
+        "TR_FUSED_LIST_MAX=0",
+        "TR_FUSED_HEAD_FIT=0",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
