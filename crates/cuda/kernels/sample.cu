@@ -2292,29 +2292,6 @@ __device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out
     return total;
 }
 
-// Block-collective rank count: for every key v = keys[f] (f < n, keys
-// distinct), visit(f, v, r) with r the number of keys of keys[0..n) larger
-// than v. Two threads count a key, each over half of the keys, and a shuffle
-// adds their counts (half the latency of one thread a key); the even one
-// visits.
-template <class F>
-__device__ __forceinline__ void tr_rank_pairs(const u64* keys, u32 n, F visit) {
-    const u32 half = (n + 1) / 2;
-    for (u32 t0 = 0; t0 < 2 * n; t0 += blockDim.x) {
-        const u32 t = t0 + threadIdx.x, f = t >> 1, h = t & 1;
-        u64 v = 0;
-        u32 above = 0;
-        if (f < n) {
-            v = keys[f];
-            const u32 l0 = h ? half : 0, l1 = h ? n : half;
-#pragma unroll 8
-            for (u32 l = l0; l < l1; l++) above += keys[l] > v ? 1u : 0u;
-        }
-        above += __shfl_xor_sync(TR_FULL, above, 1);
-        if (f < n && h == 0) visit(f, v, above);
-    }
-}
-
 // 1 (the default): the chunk's largest x and its first index are read off
 // its list's first key (the chunk's largest rank key, always in its top k;
 // keys of x = -0 and +0 are equal, as the compares were), and the chunk's
@@ -2507,25 +2484,14 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     u64* const staged = (u64*)(tr_fused_counts(smem) + 256);  // the last block's lists, free here
     list_n = tr_block_keep(w.buf, w.n, t, staged, C, lo_key);
     // Written in rank order (largest first): the row's last block reads the
-    // j-th key of every list (tr_fused_finish). TR_FUSED_LIST_PAIRS (a timing
-    // knob, 0 the default): two threads count a key's rank (tr_rank_pairs).
-#ifndef TR_FUSED_LIST_PAIRS
-#define TR_FUSED_LIST_PAIRS 0
-#endif
-    if (TR_FUSED_LIST_PAIRS) {
-        tr_rank_pairs(staged, list_n, [&](u32, u64 v, u32 r) {
-            list[r] = v;
-            if (TR_FUSED_LIST_MAX && r == 0) C.rt = v;
-        });
-    } else {
-        for (u32 j = threadIdx.x; j < list_n; j += blockDim.x) {
-            const u64 v = staged[j];
-            u32 r = 0;
+    // j-th key of every list (tr_fused_finish).
+    for (u32 j = threadIdx.x; j < list_n; j += blockDim.x) {
+        const u64 v = staged[j];
+        u32 r = 0;
 #pragma unroll 8
-            for (u32 l = 0; l < list_n; l++) r += staged[l] > v ? 1u : 0u;
-            list[r] = v;
-            if (TR_FUSED_LIST_MAX && r == 0) C.rt = v;
-        }
+        for (u32 l = 0; l < list_n; l++) r += staged[l] > v ? 1u : 0u;
+        list[r] = v;
+        if (TR_FUSED_LIST_MAX && r == 0) C.rt = v;
     }
     if (TR_FUSED_LIST_MAX) {
         // The barrier that publishes the first key also ORs the flags.
@@ -2720,6 +2686,29 @@ __device__ __noinline__ void tr_fused_gather_load(const u64* lists, const Partia
     }
 }
 
+// Block-collective rank count: for every key v = keys[f] (f < n, keys
+// distinct), visit(f, v, r) with r the number of keys of keys[0..n) larger
+// than v. Two threads count a key, each over half of the keys, and a shuffle
+// adds their counts (half the latency of one thread a key); the even one
+// visits.
+template <class F>
+__device__ __forceinline__ void tr_rank_pairs(const u64* keys, u32 n, F visit) {
+    const u32 half = (n + 1) / 2;
+    for (u32 t0 = 0; t0 < 2 * n; t0 += blockDim.x) {
+        const u32 t = t0 + threadIdx.x, f = t >> 1, h = t & 1;
+        u64 v = 0;
+        u32 above = 0;
+        if (f < n) {
+            v = keys[f];
+            const u32 l0 = h ? half : 0, l1 = h ? n : half;
+#pragma unroll 8
+            for (u32 l = l0; l < l1; l++) above += keys[l] > v ? 1u : 0u;
+        }
+        above += __shfl_xor_sync(TR_FULL, above, 1);
+        if (f < n && h == 0) visit(f, v, above);
+    }
+}
+
 // Warp-collective: appends v (where keep) to out at slots from the shared
 // counter *n; slots past TR_FUSED_K_MAX are counted, not written.
 __device__ __forceinline__ void tr_gather_append(u64* out, u32* n, bool keep, u64 v) {
@@ -2908,47 +2897,13 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
     // top k; with top-p, each also gets its mass (in warp 0's buffer, free
     // since the keep).
     u64* const mass = smem;
-    // TR_FUSED_MASS_SPLIT (a timing knob, 0 the default): with top-p, at most
-    // 64 keys and 8 warps, warps 0-3 rank the keys (two threads a key) while
-    // warps 4-7 compute every key's mass, by its place among the kept keys
-    // (mass[f]); perm maps a rank to that place. Otherwise the even thread of
-    // a pair computes the mass after the rank count, by rank.
-#ifndef TR_FUSED_MASS_SPLIT
-#define TR_FUSED_MASS_SPLIT 0
-#endif
-    u32* const perm = (u32*)(mass + 128);
-    const bool split = TR_FUSED_MASS_SPLIT && top_p < 1.0 && nwarps >= 8 && m <= 64;
-    if (split) {
-        if (threadIdx.x < 128) {
-            const u32 f = threadIdx.x >> 1, h = threadIdx.x & 1, half = (m + 1) / 2;
-            u64 v = 0;
-            u32 above = 0;
-            if (f < m) {
-                v = kept[f];
-                const u32 l0 = h ? half : 0, l1 = h ? m : half;
-#pragma unroll 8
-                for (u32 l = l0; l < l1; l++) above += kept[l] > v ? 1u : 0u;
-            }
-            above += __shfl_xor_sync(TR_FULL, above, 1);
-            if (f < m && h == 0 && above < k) {
-                sorted[above] = v;
-                perm[above] = f;
-            }
-        } else {
-            const u32 f = threadIdx.x - 128;
-            if (f < m) mass[f] = tr_top_p_mass((double)tr_funkey((u32)(kept[f] >> 32)), a_max, t);
+    tr_rank_pairs(kept, m, [&](u32, u64 v, u32 r) {
+        if (r < k) {
+            sorted[r] = v;
+            if (top_p < 1.0) mass[r] = tr_top_p_mass((double)tr_funkey((u32)(v >> 32)), a_max, t);
         }
-    } else {
-        tr_rank_pairs(kept, m, [&](u32, u64 v, u32 r) {
-            if (r < k) {
-                sorted[r] = v;
-                if (top_p < 1.0) mass[r] = tr_top_p_mass((double)tr_funkey((u32)(v >> 32)), a_max, t);
-            }
-        });
-    }
+    });
     __syncthreads();
-    // The mass of the key of rank j.
-    auto mass_at = [&](u32 j) { return split ? mass[perm[j]] : mass[j]; };
     tr_phase(11);
     if (warp == 0) {
         const u32 n = m < k ? m : k;
@@ -2976,7 +2931,7 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
             const u32 L = (n2 + 31) / 32, j0 = lane * L;
             const u32 j1 = j0 + L < n2 ? j0 + L : n2;
             u128 part = 0;
-            for (u32 j = j0; j < j1; j++) part += mass_at(j);
+            for (u32 j = j0; j < j1; j++) part += mass[j];
             u128 incl = part;
 #pragma unroll
             for (int off = 1; off < 32; off <<= 1) {
@@ -2987,7 +2942,7 @@ __device__ void tr_fused_finish(const SampleArgs& A, u32 row, u64* smem, TopkCtl
             u128 run = incl - part;
             u32 below = 0;
             for (u32 j = j0; j < j1; j++) {
-                run += mass_at(j);
+                run += mass[j];
                 below += run < target ? 1u : 0u;
             }
             n3 = __reduce_add_sync(TR_FULL, below) + 1;
@@ -3104,15 +3059,6 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // The values and tokens are the same either way.
 #ifndef TR_PASS_PARAMS_AT_ONCE
 #define TR_PASS_PARAMS_AT_ONCE 1
-#endif
-
-// 0 (the default): every thread of a row's last block fences before it reads
-// the other blocks' partials and lists. 1 (a timing knob): thread 0 alone,
-// right after the counter's atomic told it the block is the last, and the
-// block barrier after it orders the other threads' reads (the writers'
-// pattern mirrored: writes, barrier, one thread's fence and atomic).
-#ifndef TR_LAST_FENCE_ONE
-#define TR_LAST_FENCE_ONE 0
 #endif
 
 // 1 (the default): a block that is its row's only chunk and not a fused row
@@ -3354,7 +3300,6 @@ __device__ void tr_pass(const SampleArgs& A) {
                 __threadfence();
                 u32 prev = atomicAdd(&A.counters[row], 1u);
                 s_last = (prev == A.nchunks - 1);
-                if (TR_LAST_FENCE_ONE && s_last) __threadfence();
             }
         }
     }
@@ -3377,7 +3322,7 @@ __device__ void tr_pass(const SampleArgs& A) {
     // row's last block reads the first slots of the lists meanwhile, in its
     // other warps (tr_fused_gather_load: for the finish, unused when the
     // row's status is not 0).
-    if (!TR_LAST_FENCE_ONE) __threadfence();
+    __threadfence();
     if (TR_FUSED_PRELOAD && fused && (nwarps == 1 || warp != 0))
         tr_fused_gather_load(A.cand + (u64)row * A.nchunks * TR_FUSED_K_MAX,
                              A.partials + (u64)row * A.nchunks, A.nchunks, top_k, f_smem, s_ctl,
