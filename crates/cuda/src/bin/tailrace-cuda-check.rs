@@ -79,10 +79,14 @@ struct Cli {
     /// with that noise profile instead of `exact`.
     #[arg(long, value_delimiter = ',', default_value = "plain")]
     variant_mode: Vec<String>,
-    /// The batch sizes (V = 131072, `--variant-dtype` logits) the variants
-    /// are timed at, comma-separated.
+    /// The batch sizes (`--variant-vocab`, `--variant-dtype` logits) the
+    /// variants are timed at, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,8,64,256,1024")]
     variant_rows: Vec<usize>,
+    /// The vocabulary sizes the variants' `--variant-rows` timings are taken
+    /// at, comma-separated (the other logit types' B = 256 at V = 131072).
+    #[arg(long, value_delimiter = ',', default_value = "131072")]
+    variant_vocab: Vec<usize>,
     /// The logit type of the variants' `--variant-rows` timings (bf16, f32
     /// or f16); B = 256 of the other two types is timed as well.
     #[arg(long, default_value = "bf16", value_parser = ["bf16", "f32", "f16"])]
@@ -1986,8 +1990,14 @@ fn variant_differences(
                     if bq { "beyond" } else { "within" }
                 ),
             };
+            // V only where it is not the grid's usual 131072.
+            let vocab = if v.vocab == 131072 {
+                String::new()
+            } else {
+                format!(" V={}", v.vocab)
+            };
             lines.push(format!(
-                "A/B {} {} B={}: {:+.2} us per call ({:.1} against {:.1}), {:+.2} queued ({:.1} against {:.1}); {verdict}",
+                "A/B {} {}{vocab} B={}: {:+.2} us per call ({:.1} against {:.1}), {:+.2} queued ({:.1} against {:.1}); {verdict}",
                 v.name, v.dtype, v.rows, dc, v.median_us, rc, dq, v.queued_median_us, rq
             ));
             records.push(json!({
@@ -2553,8 +2563,10 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         let mut plan = Vec::new();
         for (m, vraw) in &modes {
             let name = format!("{} T={} {m} [{v}]", vraw.profile.name(), vraw.temperature);
-            for &rows in &cli.variant_rows {
-                plan.push(cfg(&name, vdt, 131072, rows, *vraw, d));
+            for &vocab in &cli.variant_vocab {
+                for &rows in &cli.variant_rows {
+                    plan.push(cfg(&name, vdt, vocab, rows, *vraw, d));
+                }
             }
             // The other logit types, as the default's configurations above.
             for dt in [Dtype::Bf16, Dtype::F32, Dtype::F16] {
