@@ -2305,15 +2305,23 @@ __device__ __noinline__ u32 tr_block_keep(const u64* buf, u32 n, u64 t, u64* out
 // x as +0 where it was -0, which no subtraction from a rank key's a tells
 // apart) and tokens. On an H100 (docs/cuda-notes.md, run 54) top-k 50 +
 // top-p 0.9 bf16 0.5-1.5 us faster per call at B = 1 to 256 and 3.3 at B =
-// 1024; f32 B = 256 8.7 us (the f32 build spills less).
+// 1024; f32 B = 256 8.7 us (the f32 build spills less). Not in the
+// 64-register builds (`tr_fused_wide_*`, for launches whose blocks queue)
+// unless TR_FUSED_LIST_MAX_WIDE: there ptxas moved spills into the scan loop
+// (V = 262144, B = 1024: 1.1 GB of local stores against 45 MB, 484 us
+// against 284; run 54, call F).
 #ifndef TR_FUSED_LIST_MAX
 #define TR_FUSED_LIST_MAX 1
+#endif
+#ifndef TR_FUSED_LIST_MAX_WIDE
+#define TR_FUSED_LIST_MAX_WIDE 0
 #endif
 
 // One chunk of a fused row: status, the largest a (first index) and the
 // chunk's top-k rank keys, written to `list` (their count to list_n). With
-// TR_FUSED_LIST_MAX, acc's flags and maximum are the block's.
-template <int DT, int NU>
+// LM (TR_FUSED_LIST_MAX in this build), acc's flags and maximum are the
+// block's.
+template <int DT, int NU, bool LM>
 __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab, i64 lo, i64 hi,
                              u32 k, u32 nchunks, u64* smem, TopkCtl& C, u64* list, u32& list_n,
                              u64& list_lo, Acc& acc) {
@@ -2324,7 +2332,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     if (threadIdx.x == 0) {
         C.thr = 0;
         C.pilot = 0;
-        if (TR_FUSED_LIST_MAX) C.rt = 0;
+        if (LM) C.rt = 0;
     }
     __syncthreads();
     WarpTopk w = tr_warp_topk(smem, k);
@@ -2427,7 +2435,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
             bad |= !(x[q] < tr_finf());
             ux = x[q] > ux ? x[q] : ux;
         }
-        if (!TR_FUSED_LIST_MAX && ux > m) {
+        if (!LM && ux > m) {
             m = ux;
             mu = u;
         }
@@ -2457,7 +2465,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         }
     }
     const bool any = m > tr_fninf();  // NaN never becomes m
-    if (!TR_FUSED_LIST_MAX && any) {
+    if (!LM && any) {
         // The first element of unit mu equal to m (-0 and +0 are equal, as in
         // the compares that chose m): the lane's first largest x.
         float x[8];
@@ -2491,9 +2499,9 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
 #pragma unroll 8
         for (u32 l = 0; l < list_n; l++) r += staged[l] > v ? 1u : 0u;
         list[r] = v;
-        if (TR_FUSED_LIST_MAX && r == 0) C.rt = v;
+        if (LM && r == 0) C.rt = v;
     }
-    if (TR_FUSED_LIST_MAX) {
+    if (LM) {
         // The barrier that publishes the first key also ORs the flags.
         acc.bad = __syncthreads_or(bad) != 0;
         const u64 top = *(volatile u64*)&C.rt;
@@ -2510,7 +2518,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
     // A chunk list of at least k keys reports its smallest: the row has k keys
     // at or above it, so the row's last block drops every key below.
     list_lo = list_n >= k ? lo_key : 0;
-    if (!TR_FUSED_LIST_MAX) {
+    if (!LM) {
         acc.bad = bad;
         acc.any = any;
         acc.max_a = (double)m;
@@ -3079,8 +3087,10 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
 template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false, bool LEAN = false,
-          bool SHORT_TOPK = false>
+          bool SHORT_TOPK = false, bool WIDE = false>
 __device__ void tr_pass(const SampleArgs& A) {
+    // The fused chunk's maximum from its list (TR_FUSED_LIST_MAX) in this build.
+    constexpr bool LM = TR_FUSED_LIST_MAX && (!WIDE || TR_FUSED_LIST_MAX_WIDE);
     static_assert(!PEND || (DT == 1 && FAST && !FUSED), "PEND: the bf16 race without the fused path");
     typedef typename Elem<DT>::T ET;
     __shared__ u64 s_thr;
@@ -3179,10 +3189,10 @@ __device__ void tr_pass(const SampleArgs& A) {
         u64* const list = A.cand + ((u64)row * A.nchunks + chunk) * TR_FUSED_K_MAX;
         // Units of the chunk against those of TR_TOPK_SHORT_STEPS block steps.
         if (NU_SHORT != NU && ((hi + 7) >> 3) - (lo >> 3) <= (i64)TR_TOPK_SHORT_STEPS * blockDim.x)
-            tr_scan_topk<DT, NU_SHORT>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl,
+            tr_scan_topk<DT, NU_SHORT, LM>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl,
                                        list, list_n, list_lo, acc);
         else
-            tr_scan_topk<DT, NU>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl, list,
+            tr_scan_topk<DT, NU, LM>(xrow, al, A.vocab, lo, hi, top_k, A.nchunks, f_smem, s_ctl, list,
                                  list_n, list_lo, acc);
     } else if (FAST) {
         // The staging ring where this build has it (RACE_RING, for the scan
@@ -3226,11 +3236,11 @@ __device__ void tr_pass(const SampleArgs& A) {
     tr_phase(4);
     // Block reduction. A row of one chunk whose row's last block needs no
     // partial (not fused) takes its result from warp 0's reduction itself.
-    // With TR_FUSED_LIST_MAX a fused chunk's acc is its block's already, and
+    // With LM a fused chunk's acc is its block's already, and
     // its score none (the finish races).
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const bool local = TR_PASS_LOCAL_COMBINE && A.nchunks == 1 && !fused;
-    const bool quick = TR_FUSED_LIST_MAX && fused;
+    const bool quick = LM && fused;
     u32 flags;
     double ma, bs;
     u32 mi, bi;
@@ -3390,9 +3400,9 @@ extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false, false, false, true>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false>(A); }
-extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false, false, false, false, true>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false, false, false, false, true>(A); }
+extern "C" __global__ void TR_FUSED_WIDE_BOUNDS tr_fused_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false, false, false, false, true>(A); }
 
 // ---- sparse bias rows expanded to dense rows ----
 extern "C" __global__ void tr_expand_sparse(const SampleArgs A) {
