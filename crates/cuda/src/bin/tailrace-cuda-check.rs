@@ -3249,6 +3249,19 @@ mod tests {
         assert!(j[0]["beyond_aa_per_call"].is_null());
         assert!(lines[0].contains("no A/A to judge it by"), "{}", lines[0]);
         assert!(variant_differences(&[], true, None).0.is_empty());
+        // The line names V only where it is not 131072 (`--variant-vocab`).
+        assert!(lines[0].starts_with("A/B v Bf16 B=256: "), "{}", lines[0]);
+        let (mut d2, mut v2) = (t("d", 256, 39.8, 37.4), t("v", 256, 40.5, 38.2));
+        d2.vocab = 262144;
+        v2.vocab = 262144;
+        let builds = vec![vec![Some(&d2)], vec![Some(&v2)]];
+        let (lines, j) = variant_differences(&builds, false, None);
+        assert!(
+            lines[0].starts_with("A/B v Bf16 V=262144 B=256: "),
+            "{}",
+            lines[0]
+        );
+        assert_eq!(j[0]["vocab"].as_u64(), Some(262144));
     }
 
     /// Every (build, configuration) pair is timed once, each configuration's
