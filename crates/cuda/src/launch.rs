@@ -595,6 +595,10 @@ pub(crate) struct SampleArgs {
     pub topp_late: u32,
 }
 
+/// Bytes of the kernels' argument block (`SampleArgs`), which every launch
+/// of the sequence passes by value.
+pub const SAMPLE_ARGS_BYTES: usize = std::mem::size_of::<SampleArgs>();
+
 /// Bytes of one `Partial` and one `RowState` (kernels/sample.cu).
 pub(crate) const PARTIAL_BYTES: usize = 40;
 pub(crate) const ROWSTATE_BYTES: usize = 32;

@@ -31,6 +31,8 @@ mod params;
 mod sampler;
 
 pub use error::{CudaError, Result};
-pub use launch::{topp_late_trigger, Geometry, LaunchOptions, ToppTrigger, TOPP_LATE_ROWS};
+pub use launch::{
+    topp_late_trigger, Geometry, LaunchOptions, ToppTrigger, SAMPLE_ARGS_BYTES, TOPP_LATE_ROWS,
+};
 pub use params::{bias_kind, DeviceParams, PackedParams};
 pub use sampler::{DeviceLogits, DeviceOutput, Dtype, HostLogit, RecordedCut, Sampler};

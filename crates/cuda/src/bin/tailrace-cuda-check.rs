@@ -203,6 +203,25 @@ enum Cmd {
         )]
         mode: Vec<String>,
     },
+    /// The host's share of a call: host time of `Sampler::sample` (from an
+    /// idle stream and back to back) and of its pieces (the workspace's
+    /// geometry, the context binding, a kernel attribute, empty launches
+    /// with and without the sampler's argument block and launch attribute),
+    /// medians of `--iters` calls each; writes `--out`.
+    HostCost {
+        /// Batch sizes (bf16 logits).
+        #[arg(long, value_delimiter = ',', default_value = "1,8,64,256")]
+        rows: Vec<usize>,
+        #[arg(long, default_value_t = 131072)]
+        vocab: usize,
+        /// Grid modes (plain, top_k50, top_p0.9, top_k50_top_p0.9, ...).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "plain,top_k50_top_p0.9,top_p0.9"
+        )]
+        mode: Vec<String>,
+    },
     /// Generate batches and time the CPU model on them (no GPU needed).
     CpuStats {
         #[arg(default_value_t = 200)]
@@ -459,6 +478,9 @@ fn run(cli: &Cli) -> Result<bool> {
     }) = &cli.cmd
     {
         return grid(&mut sampler, cli, vocab, batch, profile, mode);
+    }
+    if let Some(Cmd::HostCost { rows, vocab, mode }) = &cli.cmd {
+        return host_cost(&mut sampler, cli, rows, *vocab, mode);
     }
     if let Some(Cmd::Batch { id }) = &cli.cmd {
         let b = Batch::generate(cli.seed, *id);
@@ -1694,6 +1716,9 @@ struct Timing {
     /// Whether every queued call was on the stream before the first ran
     /// (false: the host fell behind and the queued figures include gaps).
     queued_host_ahead: bool,
+    /// Median host time of the sampler call in the per-call timing (us): how
+    /// much of `median_us` the GPU waited for the host's submission.
+    host_median_us: f64,
 }
 
 fn measure_copy_bandwidth(sampler: &Sampler) -> Result<f64> {
@@ -1810,6 +1835,9 @@ fn quantile(sorted: &[f64], f: f64) -> f64 {
 /// A timing's per-call and queued times (us, each sorted).
 struct CallTimes {
     per_call: Vec<f64>,
+    /// The host's time in each per-call `run` (us, sorted): the submission
+    /// share of the per-call time, which the GPU spends waiting for it.
+    host: Vec<f64>,
     queued: Vec<f64>,
     /// Whether every queued call was on the stream before the first ran.
     host_ahead: bool,
@@ -1833,20 +1861,25 @@ fn time_calls<P>(
     let flag = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (e0, e1) = (ctx.new_event(flag)?, ctx.new_event(flag)?);
     let mut per_call = Vec::with_capacity(iters);
+    let mut host = Vec::with_capacity(iters);
     let mut host_s = 0.0;
     for it in 0..iters + 10 {
         let p = prep(it)?;
         let t = std::time::Instant::now();
         e0.record(stream)?;
+        let t_run = std::time::Instant::now();
         run(p)?;
+        let run_us = t_run.elapsed().as_secs_f64() * 1e6;
         e1.record(stream)?;
         host_s += t.elapsed().as_secs_f64();
         e1.synchronize()?;
         if it >= 10 {
             per_call.push(f64::from(e0.elapsed_ms(&e1)?) * 1e3);
+            host.push(run_us);
         }
     }
     per_call.sort_by(|a, b| a.total_cmp(b));
+    host.sort_by(|a, b| a.total_cmp(b));
     let per_call_us = host_s * 1e6 / (iters + 10) as f64;
     let fills = ((2.0 * iters as f64 * per_call_us / pool.delay_us).ceil() as usize).clamp(1, 64);
     let pairs = (0..iters)
@@ -1872,6 +1905,7 @@ fn time_calls<P>(
     queued.sort_by(|a, b| a.total_cmp(b));
     Ok(CallTimes {
         per_call,
+        host,
         queued,
         host_ahead,
     })
@@ -2079,6 +2113,7 @@ fn time_cfg(
     };
     let CallTimes {
         per_call: times,
+        host,
         queued,
         host_ahead,
     } = time_calls(
@@ -2113,11 +2148,12 @@ fn time_cfg(
         queued_p10_us: quantile(&queued, 0.1),
         queued_p90_us: quantile(&queued, 0.9),
         queued_host_ahead: host_ahead,
+        host_median_us: quantile(&host, 0.5),
     };
     log(format!(
-        "  {:44} {:5} V={:6} B={:5}: median {:9.1} us (p10 {:.1}, p90 {:.1}), floor {:.1} us, x{:.2}; queued {:.1} (p10 {:.1}, p90 {:.1}){} [{ok_rows} ok rows]",
+        "  {:44} {:5} V={:6} B={:5}: median {:9.1} us (p10 {:.1}, p90 {:.1}), floor {:.1} us, x{:.2}; queued {:.1} (p10 {:.1}, p90 {:.1}); host {:.1}{} [{ok_rows} ok rows]",
         t.name, t.dtype, t.vocab, t.rows, t.median_us, t.p10_us, t.p90_us, t.floor_us, t.ratio_to_floor,
-        t.queued_median_us, t.queued_p10_us, t.queued_p90_us,
+        t.queued_median_us, t.queued_p10_us, t.queued_p90_us, t.host_median_us,
         if host_ahead { "" } else { " HOST BEHIND" }
     ));
     Ok(t)
@@ -2866,6 +2902,7 @@ fn grid(
         "iters": cli.iters,
         "empty_kernel_per_call_us": empty.per_call_us,
         "empty_kernel_queued_us": empty.queued_us,
+        "empty_kernel_host_us": empty.host_us,
         "empty_kernel_blocks": empty.blocks,
         "empty_kernel_queued_host_ahead": empty.host_ahead,
         "timings": records,
@@ -2888,6 +2925,8 @@ fn grid(
 struct EmptyKernel {
     per_call_us: f64,
     queued_us: f64,
+    /// Median host time of the launch in the per-call timing.
+    host_us: f64,
     blocks: u32,
     /// Whether every queued launch was on the stream before the first ran.
     host_ahead: bool,
@@ -2914,22 +2953,297 @@ fn empty_kernel(sampler: &Sampler, pool: &mut Pool, cli: &Cli) -> Result<EmptyKe
     };
     let CallTimes {
         per_call: times,
+        host,
         queued,
         host_ahead,
     } = time_calls(&ctx, &stream, pool, cli.iters, |_| Ok(()), |()| launch())?;
     let e = EmptyKernel {
         per_call_us: quantile(&times, 0.5),
         queued_us: quantile(&queued, 0.5),
+        host_us: quantile(&host, 0.5),
         blocks,
         host_ahead,
     };
     log(format!(
-        "  empty kernel ({blocks} blocks of 256): median {:.1} us per call, {:.1} queued{}",
+        "  empty kernel ({blocks} blocks of 256): median {:.1} us per call, {:.1} queued, host {:.1}{}",
         e.per_call_us,
         e.queued_us,
+        e.host_us,
         if host_ahead { "" } else { " HOST BEHIND" }
     ));
     Ok(e)
+}
+
+/// Median, 10th and 90th percentile (us) of the host time of `iters` calls
+/// of `f`, after 20 untimed ones; with `idle`, the stream is synchronized
+/// (untimed) before each call, as in the per-call timing.
+fn host_times(
+    stream: &cudarc::driver::CudaStream,
+    iters: usize,
+    idle: bool,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<[f64; 3]> {
+    let mut t = Vec::with_capacity(iters);
+    for it in 0..iters + 20 {
+        if idle || it % 32 == 0 {
+            stream.synchronize()?;
+        }
+        let t0 = Instant::now();
+        f()?;
+        let us = t0.elapsed().as_secs_f64() * 1e6;
+        if it >= 20 {
+            t.push(us);
+        }
+    }
+    stream.synchronize()?;
+    t.sort_by(|a, b| a.total_cmp(b));
+    Ok([quantile(&t, 0.5), quantile(&t, 0.1), quantile(&t, 0.9)])
+}
+
+/// `tailrace-cuda-check host-cost`: where the host's share of a per-call
+/// time goes. Each piece is timed alone on the host (`Instant`), so the
+/// figures add up only roughly; what matters is the sampler call against an
+/// empty launch of the same form.
+fn host_cost(
+    sampler: &mut Sampler,
+    cli: &Cli,
+    rows_list: &[usize],
+    vocab: usize,
+    modes: &[String],
+) -> Result<bool> {
+    use cudarc::driver::sys;
+    use std::ffi::c_void;
+    log("host cost");
+    let stream = sampler.stream().clone();
+    let ctx = sampler.context().clone();
+    let iters = cli.iters.max(50);
+    let words = tailrace_cuda::SAMPLE_ARGS_BYTES.div_ceil(8);
+    let src = format!(
+        "struct TrArgsBlob {{ unsigned long long w[{words}]; }};\n\
+         extern \"C\" __global__ void tr_empty() {{}}\n\
+         extern \"C\" __global__ void tr_empty_args(const TrArgsBlob a) {{}}\n"
+    );
+    let ptx = cudarc::nvrtc::compile_ptx(src).context("compiling the empty kernels")?;
+    let module = ctx.load_module(ptx)?;
+    let empty = module.load_function("tr_empty")?;
+    let empty_args = module.load_function("tr_empty_args")?;
+    let blocks = sampler.sm_count();
+    let mut blob = vec![0u64; words];
+    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+    // An empty launch of the sampler's form: its argument block by value,
+    // through cuLaunchKernelEx, with or without the PDL attribute.
+    let launch_ex = |pdl: bool, blob: &mut Vec<u64>| -> Result<()> {
+        let mut params = [blob.as_mut_ptr() as *mut c_void];
+        // SAFETY: an all-zero launch attribute is a valid value of the union.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: blocks,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: 256,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: u32::from(pdl),
+        };
+        // SAFETY: the kernel takes one argument of the blob's size and reads
+        // nothing; `config`, `attr` and the blob outlive the call.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                empty_args.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()?;
+        Ok(())
+    };
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut pieces: Vec<(String, [f64; 3])> = Vec::new();
+    let mut put = |name: &str, t: [f64; 3]| {
+        log(format!(
+            "  {name:58} median {:6.2} us (p10 {:.2}, p90 {:.2})",
+            t[0], t[1], t[2]
+        ));
+        pieces.push((name.to_string(), t));
+    };
+    put(
+        "context binding (bind_to_thread)",
+        host_times(&stream, iters, true, || Ok(ctx.bind_to_thread()?))?,
+    );
+    put(
+        "kernel attribute (max_threads_per_block)",
+        host_times(&stream, iters, true, || {
+            empty.max_threads_per_block()?;
+            Ok(())
+        })?,
+    );
+    put(
+        "event record",
+        host_times(&stream, iters, true, || Ok(event.record(&stream)?))?,
+    );
+    put(
+        "empty launch, cudarc builder, no arguments (the grid's)",
+        host_times(&stream, iters, true, || {
+            // SAFETY: the kernel takes no arguments and touches no memory.
+            unsafe { stream.launch_builder(&empty).launch(cfg) }?;
+            Ok(())
+        })?,
+    );
+    for pdl in [false, true] {
+        put(
+            &format!(
+                "empty launch, {}-byte argument block, cuLaunchKernelEx{}",
+                words * 8,
+                if pdl { " + PDL" } else { "" }
+            ),
+            host_times(&stream, iters, true, || launch_ex(pdl, &mut blob))?,
+        );
+    }
+    put(
+        "the same + PDL, back to back",
+        host_times(&stream, iters, false, || launch_ex(true, &mut blob))?,
+    );
+    // The same launches timed on the device as the grid times a call.
+    let (_, mut pool) = timing_setup(sampler)?;
+    let mut timed = Vec::new();
+    let mut put_timed = |name: &str, c: CallTimes| {
+        let (p, q, h) = (
+            quantile(&c.per_call, 0.5),
+            quantile(&c.queued, 0.5),
+            quantile(&c.host, 0.5),
+        );
+        log(format!(
+            "  {name:58} per call {p:6.2} us, queued {q:6.2}, host {h:5.2}{}",
+            if c.host_ahead { "" } else { " HOST BEHIND" }
+        ));
+        timed.push(json!({
+            "launch": name, "per_call_us": p, "queued_us": q, "host_us": h,
+            "queued_host_ahead": c.host_ahead,
+        }));
+    };
+    put_timed(
+        "timed: empty launch, cudarc builder (the grid's)",
+        time_calls(
+            &ctx,
+            &stream,
+            &mut pool,
+            iters,
+            |_| Ok(()),
+            |()| {
+                // SAFETY: the kernel takes no arguments and touches no memory.
+                unsafe { stream.launch_builder(&empty).launch(cfg) }?;
+                Ok(())
+            },
+        )?,
+    );
+    for pdl in [false, true] {
+        put_timed(
+            &format!(
+                "timed: empty launch, argument block, cuLaunchKernelEx{}",
+                if pdl { " + PDL" } else { "" }
+            ),
+            time_calls(
+                &ctx,
+                &stream,
+                &mut pool,
+                iters,
+                |_| Ok(()),
+                |()| launch_ex(pdl, &mut blob),
+            )?,
+        );
+    }
+    let mut configs = Vec::new();
+    for &rows in rows_list {
+        let mut buf = stream.alloc_zeros::<u16>(rows * vocab)?;
+        sampler.fill_random(&mut buf, Dtype::Bf16, cli.seed, 2.0)?;
+        let logits = DeviceLogits::new(&buf, &stream, Dtype::Bf16, rows, vocab, vocab)?;
+        let mut out = DeviceOutput::new(&stream, rows)?;
+        for mode in modes {
+            let raw = grid_mode(mode, NoiseProfile::Exact)
+                .ok_or_else(|| anyhow::anyhow!("unknown mode {mode:?}"))?;
+            let cfg = Cfg::new(
+                mode,
+                Dtype::Bf16,
+                vocab,
+                rows,
+                raw,
+                LaunchOptions::default(),
+            );
+            let params = DeviceParams::new(&stream, vocab, &timing_requests(cli.seed, &cfg))?;
+            let opts = LaunchOptions::default();
+            sampler.reserve(rows, vocab, 0, &opts)?;
+            let mut one = |name: &str, t: [f64; 3]| {
+                log(format!(
+                    "  {mode:18} B={rows:5} {name:36} median {:6.2} us (p10 {:.2}, p90 {:.2})",
+                    t[0], t[1], t[2]
+                ));
+                configs.push(json!({
+                    "mode": mode, "rows": rows, "vocab": vocab, "piece": name,
+                    "median_us": t[0], "p10_us": t[1], "p90_us": t[2],
+                }));
+            };
+            one(
+                "workspace geometry (reserve)",
+                host_times(&stream, iters, true, || {
+                    sampler.reserve(rows, vocab, 0, &opts)?;
+                    Ok(())
+                })?,
+            );
+            one(
+                "sample, idle stream",
+                host_times(&stream, iters, true, || {
+                    sampler.sample(&logits, &params, &mut out, &opts)?;
+                    Ok(())
+                })?,
+            );
+            one(
+                "sample, back to back",
+                host_times(&stream, iters, false, || {
+                    sampler.sample(&logits, &params, &mut out, &opts)?;
+                    Ok(())
+                })?,
+            );
+            put_timed(
+                &format!("timed: sample {mode} B = {rows} (one batch, not rotated)"),
+                time_calls(
+                    &ctx,
+                    &stream,
+                    &mut pool,
+                    iters,
+                    |_| Ok(()),
+                    |()| {
+                        sampler.sample(&logits, &params, &mut out, &opts)?;
+                        Ok(())
+                    },
+                )?,
+            );
+        }
+    }
+    let (name, _) = sampler.kernel_info();
+    let doc = json!({
+        "tool": "tailrace-cuda-check host-cost",
+        "device": name,
+        "iters": iters,
+        "argument_block_bytes": words * 8,
+        "pieces": pieces.iter().map(|(n, t)| json!({
+            "piece": n, "median_us": t[0], "p10_us": t[1], "p90_us": t[2],
+        })).collect::<Vec<_>>(),
+        "calls": configs,
+        "timed": timed,
+    });
+    std::fs::write(&cli.out, serde_json::to_string_pretty(&doc)?)
+        .with_context(|| format!("writing {}", cli.out.display()))?;
+    Ok(true)
 }
 
 fn graph_replay_b1(sampler: &mut Sampler, pool: &mut Pool, cli: &Cli) -> Result<f64> {
@@ -3165,6 +3479,7 @@ mod tests {
             queued_p10_us: queued,
             queued_p90_us: queued,
             queued_host_ahead: true,
+            host_median_us: 0.0,
         }
     }
 
