@@ -7,11 +7,13 @@
 TAILRACE.json (written by `tailrace-cuda-check --out`; the format is not final). Accepted:
   {"timings": [{"profile": "exact"|"f64"|"f32"|"triton", "mode": "plain"|"top_k50"|"top_p0.9"|
                "top_k50_top_p0.9"|"min_p0.05"|"greedy", "vocab": V, "batch": B, "median_us": t,
-               optional "dtype": "bf16"|"f32", "graph": true, "queued": true, "host_ahead": bool}, ...]}
+               optional "dtype": "bf16"|"f32", "graph": true, "queued": true, "host_ahead": bool,
+               "host_us": t}, ...]}
   "queued" records time the same call with the calls queued back to back (no host synchronization
   between them), as bench/baselines.py's eager loop times the baselines; the others time each call
   from an idle stream, host submission included. "host_ahead": false marks a queued record whose
-  host fell behind the GPU (its time then includes submission gaps).
+  host fell behind the GPU (its time then includes submission gaps). "host_us" (per-call records)
+  is the host's median time in the call itself, which the GPU waits for from an idle stream.
   and, leniently, the check's current timing block: a list "configs" (anywhere in the
   document) of {"name": "exact T=1"|"top-k 50"|..., "dtype": "Bf16", "vocab", "rows", "median_us"}.
 
@@ -127,7 +129,8 @@ def load_tailrace(path):
                 rec = {"profile": str(t["profile"]), "mode": str(t["mode"]), "vocab": int(t["vocab"]),
                        "batch": int(t.get("batch", t.get("rows"))), "median_us": float(t["median_us"]),
                        "dtype": norm_dtype(t.get("dtype")), "graph": bool(t.get("graph", False)),
-                       "queued": bool(t.get("queued", False)), "host_ahead": bool(t.get("host_ahead", True))}
+                       "queued": bool(t.get("queued", False)), "host_ahead": bool(t.get("host_ahead", True)),
+                       "host_us": None if t.get("host_us") is None else float(t["host_us"])}
             except (KeyError, TypeError, ValueError) as ex:
                 warnings.append("timings[%d] skipped: %r" % (i, ex))
                 continue
@@ -145,12 +148,12 @@ def load_tailrace(path):
             continue
         recs.append({"profile": pm[0], "mode": pm[1], "vocab": int(c["vocab"]), "batch": int(c["rows"]),
                      "median_us": float(c["median_us"]), "dtype": norm_dtype(c.get("dtype")), "graph": False,
-                     "queued": False, "host_ahead": True})
+                     "queued": False, "host_ahead": True, "host_us": None})
     if isinstance(doc, dict):
         g = _find_key(doc, "graph_replay_b1_us")
         if g is not None:
             recs.append({"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": float(g),
-                         "dtype": "bf16", "graph": True, "queued": False, "host_ahead": True})
+                         "dtype": "bf16", "graph": True, "queued": False, "host_ahead": True, "host_us": None})
     return recs, warnings, doc if isinstance(doc, dict) else {}
 
 
@@ -339,6 +342,8 @@ def main():
           for r in rows if not r["graph"] and not r["queued"] and r["dtype"] == "bf16"}
     byq = {(r["profile"], r["mode"], r["vocab"], r["batch"]): r
            for r in rows if r["queued"] and not r["graph"] and r["dtype"] == "bf16"}
+    byh = {(r["profile"], r["mode"], r["vocab"], r["batch"]): r["host_us"]
+           for r in rows if not r["graph"] and not r["queued"] and r["dtype"] == "bf16"}
     shapes = sorted({(k[2], k[3]) for k in by})
     modes = [m for m in MODES if any(k[1] == m for k in by)]
     profs = [p for p in ("exact", "f64", "f32", "triton") if any(k[0] == p for k in by)]
@@ -380,16 +385,24 @@ def main():
         md.append("")
         md.append("Per call: each call timed from an idle stream, the host's submission included. Queued: the "
                   "calls back to back behind a GPU delay, as the baselines' eager loop runs (device time of the "
-                  "launches). \"host behind\": the host did not stay ahead, that queued time includes gaps.")
+                  "launches). \"host behind\": the host did not stay ahead, that queued time includes gaps. "
+                  "Host: the host's median time in the call itself (per call), which the GPU waits for.")
+        empty = [tdoc.get(k) for k in ("empty_kernel_per_call_us", "empty_kernel_queued_us",
+                                       "empty_kernel_host_us")]
+        if empty[0] is not None and empty[1] is not None:
+            md.append("")
+            md.append("An empty kernel over the device, timed the same way: %s per call, %s queued%s." % (
+                fmt(empty[0]), fmt(empty[1]), "" if empty[2] is None else ", host %s" % fmt(empty[2])))
         md.append("")
-        md.append("| profile | mode | V | B | per call | queued | queued / per call |")
-        md.append("|---|---|---|---|---|---|---|")
+        md.append("| profile | mode | V | B | per call | queued | queued / per call | host |")
+        md.append("|---|---|---|---|---|---|---|---|")
         for k in sorted(byq, key=lambda k: (k[2], k[3], MODES.index(k[1]) if k[1] in MODES else 99, k[0])):
             q = byq[k]
             e = by.get(k)
-            md.append("| %s | %s | %d | %d | %s | %s%s | %s |" % (
+            h = byh.get(k)
+            md.append("| %s | %s | %d | %d | %s | %s%s | %s | %s |" % (
                 k[0], k[1], k[2], k[3], fmt(e), fmt(q["median_us"]), "" if q["host_ahead"] else " (host behind)",
-                fmt_ratio(q["median_us"] / e) if e else "-"))
+                fmt_ratio(q["median_us"] / e) if e else "-", "-" if h is None else fmt(h)))
     md.append("")
     md.append("## Every record against every reference")
     md.append("")

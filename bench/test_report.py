@@ -24,7 +24,7 @@ TIMINGS = [
     {"profile": "exact", "mode": "greedy", "vocab": 131072, "batch": 1024, "median_us": 100.0},
     {"profile": "exact", "mode": "greedy", "vocab": 131072, "batch": 1, "median_us": 9.0},
     {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 12.0, "graph": True},
-    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 15.0},
+    {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 15.0, "host_us": 2.25},
     {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1, "median_us": 10.0, "queued": True,
      "host_ahead": True},
     {"profile": "exact", "mode": "plain", "vocab": 131072, "batch": 1024, "median_us": 190.0, "queued": True,
@@ -124,8 +124,10 @@ class ReportTest(unittest.TestCase):
         # The per-call table keeps the per-call time: exact / f32 at B = 1024 stays 200 / 400.
         self.assertIn("| plain | 131072 | 1024 | 200 | 400 | 0.50 |", self.md)
         # Per call and queued side by side: 10 / 15 at B = 1, 190 / 200 at B = 1024 with the host behind.
-        self.assertIn("| exact | plain | 131072 | 1 | 15.0 | 10.0 | 0.67 |", self.md)
-        self.assertIn("| exact | plain | 131072 | 1024 | 200 | 190 (host behind) | 0.95 |", self.md)
+        # The host's time in the call where the record has it, "-" where it has none.
+        self.assertIn("| exact | plain | 131072 | 1 | 15.0 | 10.0 | 0.67 | 2.25 |", self.md)
+        self.assertIn("| exact | plain | 131072 | 1024 | 200 | 190 (host behind) | 0.95 | - |", self.md)
+        self.assertIn("An empty kernel over the device, timed the same way: 4.00 per call, 1.50 queued.", self.md)
         self.assertIn("10.0 (queued) | memory floor", self.md)
         self.assertIn("190 (queued, host behind) | memory floor", self.md)
         # A queued record is compared with the baselines like the others.

@@ -2863,6 +2863,7 @@ fn grid(
                                 "profile": p.name(), "mode": m, "vocab": vocab, "batch": rows,
                                 "dtype": "bf16", "median_us": t.median_us, "p10_us": t.p10_us,
                                 "p90_us": t.p90_us, "floor_us": t.floor_us, "iters": cli.iters,
+                                "host_us": t.host_median_us,
                             }));
                             records.push(json!({
                                 "profile": p.name(), "mode": m, "vocab": vocab, "batch": rows,
