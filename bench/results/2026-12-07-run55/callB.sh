@@ -3,7 +3,7 @@
 # (`tailrace-cuda-check host-cost`, new in this run), on main's kernels
 # (dc435e2d...), for the check binary of fc60dca (carried as
 # target/old-check: the sampler reads a kernel attribute from the driver
-# each call) and of 2a34cf8 (target/strip-check: read once), in the order
+# each call) and of 2a34cf8 and later (target/strip-check: read once), in the order
 # old, new, new, old. Per call minus queued is 2.0-3.4 us in every record of
 # run 54's H100 grid and 1.2 us for the empty kernel: the GPU waits for the
 # host's submission of the call. Prediction: the old sampler's host time a
