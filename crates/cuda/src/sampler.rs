@@ -388,11 +388,6 @@ pub struct Sampler {
     /// device, by blocks a cluster and staging bytes (the driver's answer,
     /// cached; 0: such clusters are not launched).
     cluster_fits: HashMap<(u32, Option<u32>), u32>,
-    /// The pass kernels' block limits (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`,
-    /// fixed once a module is loaded), read once each: a driver call a
-    /// launch is host time the GPU waits for when the stream is idle.
-    /// Keyed by the function handle's address (the sampler stays `Send`).
-    block_limits: Vec<(usize, i32)>,
 }
 
 /// The specialized pass kernels that have a build with fewer registers for
@@ -442,7 +437,6 @@ impl Sampler {
             ws: Workspace::default(),
             resident: HashMap::new(),
             cluster_fits: HashMap::new(),
-            block_limits: Vec::new(),
         })
     }
 
@@ -727,7 +721,9 @@ impl Sampler {
         }
         let second = params.needs_second_pass(fused_on, topp_on);
         for f in [pass, race_pass].iter().take(if second { 2 } else { 1 }) {
-            let max = self.block_limit(f)?;
+            let max = f
+                .max_threads_per_block()
+                .ctx("reading the kernel's block limit")?;
             if g.block_threads as i32 > max {
                 return Err(CudaError::Shape(format!(
                     "block_threads {} exceeds this kernel variant's limit {max}",
@@ -919,19 +915,6 @@ impl Sampler {
     /// fits at once; `None` where no staging was considered.
     pub fn last_stage_fit(&self) -> Option<(u32, u32)> {
         self.ws.last_stage_fit
-    }
-
-    /// The most threads a block of `f` may have (the driver's answer, cached).
-    fn block_limit(&mut self, f: &CudaFunction) -> Result<i32> {
-        let key = f.cu_function() as usize;
-        if let Some(&(_, max)) = self.block_limits.iter().find(|(g, _)| *g == key) {
-            return Ok(max);
-        }
-        let max = f
-            .max_threads_per_block()
-            .ctx("reading the kernel's block limit")?;
-        self.block_limits.push((key, max));
-        Ok(max)
     }
 
     /// Whether a launch of `blocks` blocks of `build` (its default build) has
