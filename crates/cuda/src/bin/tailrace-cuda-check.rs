@@ -3115,26 +3115,30 @@ fn host_cost(
         host_times(&stream, iters, false, || launch_ex(true, &mut blob))?,
     );
     // The same launches timed on the device as the grid times a call.
-    let (_, mut pool) = timing_setup(sampler)?;
+    let (bw, mut pool) = timing_setup(sampler)?;
     let mut timed = Vec::new();
-    let mut put_timed = |name: &str, c: CallTimes| {
-        let (p, q, h) = (
-            quantile(&c.per_call, 0.5),
-            quantile(&c.queued, 0.5),
-            quantile(&c.host, 0.5),
-        );
+    // (per call, queued, host) medians and whether the host stayed ahead.
+    let mut put_timed = |name: &str, (p, q, h, ahead): (f64, f64, f64, bool)| {
         log(format!(
             "  {name:58} per call {p:6.2} us, queued {q:6.2}, host {h:5.2}{}",
-            if c.host_ahead { "" } else { " HOST BEHIND" }
+            if ahead { "" } else { " HOST BEHIND" }
         ));
         timed.push(json!({
             "launch": name, "per_call_us": p, "queued_us": q, "host_us": h,
-            "queued_host_ahead": c.host_ahead,
+            "queued_host_ahead": ahead,
         }));
+    };
+    let medians = |c: CallTimes| {
+        (
+            quantile(&c.per_call, 0.5),
+            quantile(&c.queued, 0.5),
+            quantile(&c.host, 0.5),
+            c.host_ahead,
+        )
     };
     put_timed(
         "timed: empty launch, cudarc builder (the grid's)",
-        time_calls(
+        medians(time_calls(
             &ctx,
             &stream,
             &mut pool,
@@ -3145,7 +3149,7 @@ fn host_cost(
                 unsafe { stream.launch_builder(&empty).launch(cfg) }?;
                 Ok(())
             },
-        )?,
+        )?),
     );
     for pdl in [false, true] {
         put_timed(
@@ -3153,14 +3157,14 @@ fn host_cost(
                 "timed: empty launch, argument block, cuLaunchKernelEx{}",
                 if pdl { " + PDL" } else { "" }
             ),
-            time_calls(
+            medians(time_calls(
                 &ctx,
                 &stream,
                 &mut pool,
                 iters,
                 |_| Ok(()),
                 |()| launch_ex(pdl, &mut blob),
-            )?,
+            )?),
         );
     }
     let mut configs = Vec::new();
@@ -3216,7 +3220,7 @@ fn host_cost(
             );
             put_timed(
                 &format!("timed: sample {mode} B = {rows} (one batch, not rotated)"),
-                time_calls(
+                medians(time_calls(
                     &ctx,
                     &stream,
                     &mut pool,
@@ -3226,7 +3230,18 @@ fn host_cost(
                         sampler.sample(&logits, &params, &mut out, &opts)?;
                         Ok(())
                     },
-                )?,
+                )?),
+            );
+            // As the grid times it: the logits rotated through the pool.
+            let t = time_cfg(sampler, &mut pool, &cfg, cli, bw)?;
+            put_timed(
+                &format!("timed: sample {mode} B = {rows} (rotated, as the grid)"),
+                (
+                    t.median_us,
+                    t.queued_median_us,
+                    t.host_median_us,
+                    t.queued_host_ahead,
+                ),
             );
         }
     }
