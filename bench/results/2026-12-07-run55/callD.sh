@@ -5,15 +5,15 @@
 # again, as for the empty kernel; run 54's grid had 2.0-3.4 us. host-cost now
 # also times each configuration as the grid does (`time_cfg`: the logits
 # rotated through a 4 GiB pool). Prediction: the rotated per-call times
-# 1-1.5 us above the unrotated, the queued ones the same, with --iters 40
-# (the grid's) as with 300. On an H200, the owed grid too (callC.sh).
+# 1-1.5 us above the unrotated, the queued ones the same (--iters 40, the
+# grid's). On an H200, the owed grid too (callC.sh).
 set -u
 mkdir -p target/release && cp target/strip/* target/release/
 . scripts/device-env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
 cat "$OUT/gpu.txt"; date -u
 mkdir -p "$OUT/host"
-for it in 40 300; do
+for it in 40; do
     timeout 200 target/release/tailrace-cuda-check --iters $it --out "$OUT/host/it$it.json" host-cost \
         --rows 1,8,64,256 --mode plain,top_k50_top_p0.9,top_p0.9,greedy > "$OUT/host/it$it.log" 2>&1
     echo "== iters $it exit $?"
