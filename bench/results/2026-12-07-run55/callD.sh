@@ -6,12 +6,20 @@
 # also times each configuration as the grid does (`time_cfg`: the logits
 # rotated through a 4 GiB pool). Prediction: the rotated per-call times
 # 1-1.5 us above the unrotated, the queued ones the same (--iters 40, the
-# grid's). On an H200, the owed grid too (callC.sh).
+# grid's). On an H200, the owed grid first (callC.sh).
 set -u
 mkdir -p target/release && cp target/strip/* target/release/
 . scripts/device-env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
 cat "$OUT/gpu.txt"; date -u
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+    mkdir -p /tmp/grid
+    OUT=/tmp/grid ITERS=40 timeout 300 bash scripts/gpu-evidence.sh bench > /tmp/grid/bench.out 2>&1
+    tail -n 45 /tmp/grid/bench.out
+    tar -C /tmp -czf "$OUT/grid.tgz" grid
+else
+    echo "not an H200: grid skipped"
+fi
 mkdir -p "$OUT/host"
 for it in 40; do
     timeout 200 target/release/tailrace-cuda-check --iters $it --out "$OUT/host/it$it.json" host-cost \
@@ -21,12 +29,4 @@ for it in 40; do
 done
 tar -C "$OUT" -czf "$OUT/host.tgz" host && rm -rf "$OUT/host"
 date -u
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-    mkdir -p /tmp/grid
-    OUT=/tmp/grid ITERS=40 timeout 300 bash scripts/gpu-evidence.sh bench > /tmp/grid/bench.out 2>&1
-    tail -n 45 /tmp/grid/bench.out
-    tar -C /tmp -czf "$OUT/grid.tgz" grid
-else
-    echo "not an H200: grid skipped"
-fi
 ls -la "$OUT"; date -u
