@@ -12,13 +12,13 @@ mkdir -p target/release && cp target/strip/* target/release/
 . scripts/device-env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
 cat "$OUT/gpu.txt"; date -u
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+if [ "${NO_GRID:-0}" != 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
     mkdir -p /tmp/grid
     OUT=/tmp/grid ITERS=40 timeout 300 bash scripts/gpu-evidence.sh bench > /tmp/grid/bench.out 2>&1
     tail -n 45 /tmp/grid/bench.out
     tar -C /tmp -czf "$OUT/grid.tgz" grid
 else
-    echo "not an H200: grid skipped"
+    echo "grid skipped (not an H200, or NO_GRID=1)"
 fi
 mkdir -p "$OUT/host"
 for it in 40; do
