@@ -3204,20 +3204,18 @@ fn host_cost(
                     Ok(())
                 })?,
             );
-            one(
-                "sample, idle stream",
-                host_times(&stream, iters, true, || {
-                    sampler.sample(&logits, &params, &mut out, &opts)?;
-                    Ok(())
-                })?,
-            );
-            one(
-                "sample, back to back",
-                host_times(&stream, iters, false, || {
-                    sampler.sample(&logits, &params, &mut out, &opts)?;
-                    Ok(())
-                })?,
-            );
+            for (name, idle) in [
+                ("sample, idle stream", true),
+                ("sample, back to back", false),
+            ] {
+                one(
+                    name,
+                    host_times(&stream, iters, idle, || {
+                        sampler.sample(&logits, &params, &mut out, &opts)?;
+                        Ok(())
+                    })?,
+                );
+            }
             put_timed(
                 &format!("timed: sample {mode} B = {rows} (one batch, not rotated)"),
                 medians(time_calls(
