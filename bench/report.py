@@ -13,7 +13,7 @@ TAILRACE.json (written by `tailrace-cuda-check --out`; the format is not final).
   between them), as bench/baselines.py's eager loop times the baselines; the others time each call
   from an idle stream, host submission included. "host_ahead": false marks a queued record whose
   host fell behind the GPU (its time then includes submission gaps). "host_us" (per-call records)
-  is the host's median time in the call itself, which the GPU waits for from an idle stream.
+  is the host's median time in the call itself, part of which the GPU waits for from an idle stream.
   and, leniently, the check's current timing block: a list "configs" (anywhere in the
   document) of {"name": "exact T=1"|"top-k 50"|..., "dtype": "Bf16", "vocab", "rows", "median_us"}.
 
@@ -386,7 +386,7 @@ def main():
         md.append("Per call: each call timed from an idle stream, the host's submission included. Queued: the "
                   "calls back to back behind a GPU delay, as the baselines' eager loop runs (device time of the "
                   "launches). \"host behind\": the host did not stay ahead, that queued time includes gaps. "
-                  "Host: the host's median time in the call itself (per call), which the GPU waits for.")
+                  "Host: the host's median time in the call itself (per call), part of which the GPU waits for.")
         empty = [tdoc.get(k) for k in ("empty_kernel_per_call_us", "empty_kernel_queued_us",
                                        "empty_kernel_host_us")]
         if empty[0] is not None and empty[1] is not None:

@@ -1716,8 +1716,9 @@ struct Timing {
     /// Whether every queued call was on the stream before the first ran
     /// (false: the host fell behind and the queued figures include gaps).
     queued_host_ahead: bool,
-    /// Median host time of the sampler call in the per-call timing (us): how
-    /// much of `median_us` the GPU waited for the host's submission.
+    /// Median host time of the sampler call in the per-call timing (us). The
+    /// GPU waits for part of it (run 55 of docs/cuda-notes.md: per call minus
+    /// queued follows the launch's host cost, as for an empty kernel).
     host_median_us: f64,
 }
 
@@ -1835,8 +1836,8 @@ fn quantile(sorted: &[f64], f: f64) -> f64 {
 /// A timing's per-call and queued times (us, each sorted).
 struct CallTimes {
     per_call: Vec<f64>,
-    /// The host's time in each per-call `run` (us, sorted): the submission
-    /// share of the per-call time, which the GPU spends waiting for it.
+    /// The host's time in each per-call `run` (us, sorted), part of which
+    /// the GPU spends waiting for the submission.
     host: Vec<f64>,
     queued: Vec<f64>,
     /// Whether every queued call was on the stream before the first ran.
