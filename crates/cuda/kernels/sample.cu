@@ -1266,6 +1266,45 @@ __device__ u32* tr_pend_list_at(u64* topp, u32 row);
 __device__ void tr_pend_finish(const PendA& A, u32 row, const RowState& st, double bs, u32 bi,
                                double neg_t, u64 seed, u64 pos, double* s_s, u32* s_i);
 
+// One step's copies into the staging ring (its slot d; one commit group,
+// empty where the step holds no whole unit): lane unit n of the step is s0 +
+// 32 n + lane; units below whole_hi are whole and copied, and with RING_ALL
+// the others are stored from registers (the row's partial unit whole_hi,
+// -inf past the chunk). The staged race's steps (tr_race_exact) and its
+// first steps issued before a dependency wait (tr_pass_prestage) both stage
+// through this.
+template <int DT, int N, bool RING_ALL, class UT>
+__device__ __forceinline__ void tr_ring_stage(const typename Elem<DT>::T* row, u32 ring, UT s0, int d,
+                                              UT whole_hi, const Raw8& part, const Raw8& dead) {
+    const u32 lane = threadIdx.x & 31;
+#pragma unroll
+    for (int n = 0; n < N; n++) {
+        const UT u = s0 + 32 * n + lane;
+        const u32 dst = ring + (u32)(d * N + n) * Ring<DT>::slot;
+        if (u < whole_hi)
+            tr_ring_put<DT>(dst, row, (i64)u);
+        else if (RING_ALL)
+            tr_ring_store<DT>(dst, u == whole_hi ? part : dead);
+    }
+    tr_cp_commit();
+}
+
+// 1: a launch of the staged race that follows another kernel of the same
+// call (A.phase 1: after the top-p histogram, the filter kernel or the first
+// pass) issues its ring's first steps (tr_ring_stage) before its dependency
+// wait (griddepcontrol.wait), so that their copies overlap the kernel before
+// it instead of following its end. The logits are an input of the call that
+// no kernel of the call writes, and every kernel of the call executes its
+// own wait before it lets the next one be scheduled (tr_grid_begin; the
+// top-p histogram's late trigger comes later still), so when such a launch
+// begins, whatever wrote the logits before the call has completed; what
+// the kernel before wrote (the row states) is read after the wait, as
+// before. 0: the copies are issued after the wait (a timing knob; the
+// tokens are the same either way).
+#ifndef TR_RACE_PRESTAGE
+#define TR_RACE_PRESTAGE 0
+#endif
+
 // PEND (bf16 only): where pend_h2 is not 0 (a row whose top-p cut has a
 // known value v* and an index still to find: topp.cu, tr_topp_pend), the
 // race also lists the units holding elements whose bits are v*'s (pend_h2:
@@ -1278,7 +1317,8 @@ template <int DT, bool BIAS, bool STAGED, bool PILOT, bool PEND = false, bool LE
 __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow, bool al,
                               bool bal, u32 vocab, i64 lo, i64 hi, double neg_t, u64 seed, u64 pos,
                               double cut_a, u32 cut_i, u32 cap, u64* s_thr, Acc& acc,
-                              u32 pend_h2 = 0, u32* pend_list = nullptr, u32 pend_cap = 0) {
+                              u32 pend_h2 = 0, u32* pend_list = nullptr, u32 pend_cap = 0,
+                              bool prestaged = false) {
     static_assert(!STAGED || (!BIAS && TR_RACE_STAGES > 0), "staged: no bias, stages on");
     static_assert(!PEND || (DT == 1 && !BIAS), "PEND: bf16 rows without bias");
     typedef typename AType<BIAS>::T AT;
@@ -1362,23 +1402,15 @@ __device__ void tr_race_exact(const typename Elem<DT>::T* row, const float* brow
     const Raw8 dead = tr_fetch8<DT>(row, 0, vocab, al, false);
     Raw8 part = dead;
     if (RING_ALL && whole_hi < unit_hi) part = fetch(whole_hi).x;
-    auto stage = [&](UT s0, int d) {
-        // One commit group a step, empty where the step holds no whole unit.
-#pragma unroll
-        for (int n = 0; n < N; n++) {
-            const UT u = s0 + 32 * n + lane;
-            const u32 dst = ring + (u32)(d * N + n) * Ring<DT>::slot;
-            if (STAGED && u < whole_hi)
-                tr_ring_put<DT>(dst, row, (i64)u);
-            else if (RING_ALL)
-                tr_ring_store<DT>(dst, u == whole_hi ? part : dead);
-        }
-        tr_cp_commit();
-    };
+    auto stage = [&](UT s0, int d) { tr_ring_stage<DT, N, RING_ALL>(row, ring, s0, d, whole_hi, part, dead); };
     int slot = 0;
     if (STAGED) {
+        // (Where prestaged, the first D - 1 steps' groups were committed
+        // before the dependency wait: tr_pass_prestage.)
+        if (!prestaged) {
 #pragma unroll
-        for (int d = 0; d < D - 1; d++) stage(u0 + (UT)d * step, d);
+            for (int d = 0; d < D - 1; d++) stage(u0 + (UT)d * step, d);
+        }
     } else if (u0 < unit_hi) {
 #pragma unroll
         for (int n = 0; n < N; n++) raw[n] = fetch(u0 + 32 * n + lane);
@@ -3086,6 +3118,48 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // compiled in; the host launches a kernel without it when no row of the
 // launch takes that path (phase 1 always), so its code cannot move the
 // race's (docs/cuda-notes.md, run 9).
+// Whether a launch of tr_pass<DT, FAST, FUSED, STAGE, ...> races its block's
+// chunk from the staging ring in phase 1, where TR_RACE_PRESTAGE has it stage
+// the ring's first steps before the dependency wait: the ring is in this
+// build and allocated for the launch, and the row is 16-byte aligned (what
+// tr_pass's phase-1 race takes the ring for; a phase-1 block never takes the
+// fused path). al: the row's alignment.
+template <bool FAST, bool STAGE>
+__device__ __forceinline__ bool tr_prestaged(const SampleArgs& A, bool al) {
+    return TR_RACE_PRESTAGE && FAST && STAGE && TR_RACE_STAGES > 0 && A.phase == 1 && A.race_stages != 0 &&
+           al;
+}
+// Before the dependency wait of a tr_pass launch (TR_RACE_PRESTAGE): where
+// tr_prestaged, the ring's first D - 1 steps of the block's chunk, as
+// tr_race_exact would stage them (the same units, slots and commit groups).
+// Reads the call's logits and its host arguments only.
+template <int DT, bool FAST, bool STAGE, bool LEAN>
+__device__ __forceinline__ void tr_pass_prestage(const SampleArgs& A) {
+    typedef typename Elem<DT>::T ET;
+    const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
+    const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
+    const bool al = (((u64)xrow) & 15) == 0;
+    if (!tr_prestaged<FAST, STAGE>(A, al)) return;
+    constexpr int N = TR_UNITS;
+    constexpr int D = TR_RACE_STAGES / N;
+    constexpr bool RING_ALL = LEAN && TR_RACE_RING_ALL;
+    typedef typename UnitIdx<((TR_RACE_I64_DT >> DT) & 1) != 0>::T UT;
+    const i64 lo = (i64)chunk * A.chunk_len;
+    const i64 hi = (lo + A.chunk_len < (i64)A.vocab) ? lo + A.chunk_len : (i64)A.vocab;
+    const u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const UT unit_lo = (UT)(lo >> 3), unit_hi = (UT)((hi + 7) >> 3);
+    const UT step = (UT)nwarps * 32 * N;
+    const UT u0 = unit_lo + (UT)warp * 32 * N;
+    const UT vocab_units = (UT)(A.vocab >> 3);
+    const UT whole_hi = vocab_units < unit_hi ? vocab_units : unit_hi;
+    const u32 ring = tr_ring_lane<DT>(A.queue_cap);
+    const Raw8 dead = tr_fetch8<DT>(xrow, 0, A.vocab, al, false);
+    Raw8 part = dead;
+    if (RING_ALL && whole_hi < unit_hi) part = tr_fetch8<DT>(xrow, (i64)whole_hi * 8, A.vocab, al, true);
+#pragma unroll
+    for (int d = 0; d < D - 1; d++) tr_ring_stage<DT, N, RING_ALL>(xrow, ring, u0 + (UT)d * step, d, whole_hi, part, dead);
+}
+
 template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false, bool LEAN = false,
           bool SHORT_TOPK = false, bool WIDE = false>
 __device__ void tr_pass(const SampleArgs& A) {
@@ -3129,7 +3203,11 @@ __device__ void tr_pass(const SampleArgs& A) {
 #if !TR_PASS_PARAMS_AT_ONCE
         st = A.rowstate[row];
 #endif
-        if (!st.need_race) return;
+        if (!st.need_race) {
+            // (Copies staged before the wait, tr_pass_prestage, end first.)
+            if (TR_RACE_PRESTAGE) tr_cp_wait<0>();
+            return;
+        }
         race = true;
         cut_a = st.cut_a;
         cut_i = st.cut_index;
@@ -3207,7 +3285,8 @@ __device__ void tr_pass(const SampleArgs& A) {
         else if (RACE_RING && A.race_stages && al)
             tr_race_exact<DT, false, RACE_RING, PILOT, PEND, LEAN>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t,
                                                              seed, pos, cut_a, cut_i, A.queue_cap, &s_thr,
-                                                             acc, pend_h2, pend_list, pend_cap);
+                                                             acc, pend_h2, pend_list, pend_cap,
+                                                             tr_prestaged<FAST, STAGE>(A, al));
         else
             tr_race_exact<DT, false, false, PILOT, PEND>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed,
                                                          pos, cut_a, cut_i, A.queue_cap, &s_thr, acc,
@@ -3391,12 +3470,12 @@ __device__ void tr_pass(const SampleArgs& A) {
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true, false, false>(A); }
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true, false, false>(A); }
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true, false, false>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_pass_prestage<0, true, TR_FAST_STAGED, false>(A); tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_pass_prestage<2, true, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_pass_prestage<0, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_pass_prestage<2, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false, false, false, true>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }

@@ -128,7 +128,8 @@ fn precompiled_builds_match_their_own_compilation() {
 /// before run 54, with the chunk's running maximum and block reduction
 /// (`TR_FUSED_LIST_MAX=0`) and the gather's head of two rounds
 /// (`TR_FUSED_HEAD_FIT=0`), the list's maximum in the 64-register builds
-/// too (`TR_FUSED_LIST_MAX_WIDE=1`), the phase
+/// too (`TR_FUSED_LIST_MAX_WIDE=1`), the phase-1 race's first ring steps
+/// staged before its dependency wait (`TR_RACE_PRESTAGE=1`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -206,6 +207,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_FUSED_LIST_MAX=0",
         "TR_FUSED_HEAD_FIT=0",
         "TR_FUSED_LIST_MAX_WIDE=1",
+        "TR_RACE_PRESTAGE=1",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
