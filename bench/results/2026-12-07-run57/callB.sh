@@ -14,7 +14,7 @@ mkdir -p target/release && cp target/strip/* target/release/
 cat target/release/BUILT
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader | head -1; date -u
 . scripts/device-env.sh
-check_experiment prestage 420 --checked-define TR_RACE_PRESTAGE=1 --diff-budget-s 50 --iters 60 \
+check_experiment prestage 360 --checked-define TR_RACE_PRESTAGE=1 --diff-budget-s 40 --iters 60 \
     --variants-only --variant-aa --variant-mode plain,top_p0.9,min_p0.05 --variant-rows 1,2,8,64,256 \
     --variant "TR_RACE_PRESTAGE=1"
 grep -E "A/A|A/B" /tmp/prestage/check.log | sed 's/^\[[^]]*\] *//' | cut -c1-220
