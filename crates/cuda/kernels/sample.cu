@@ -1299,8 +1299,11 @@ __device__ __forceinline__ void tr_ring_stage(const typename Elem<DT>::T* row, u
 // top-p histogram's late trigger comes later still), so when such a launch
 // begins, whatever wrote the logits before the call has completed; what
 // the kernel before wrote (the row states) is read after the wait, as
-// before. 0: the copies are issued after the wait (a timing knob; the
-// tokens are the same either way).
+// before. 0: the copies are issued after the wait (the tokens are the same
+// either way). Measured on an H200 (docs/cuda-notes.md, run 57): the check
+// passed, but top-p 0.9 and min-p 0.05 at B = 1-256 were within the A/A
+// (top-p B = 1 -0.1 us queued; the race's first stretch 0.1-0.3 us shorter
+// by the phase clock), so it stays off, a timing knob.
 #ifndef TR_RACE_PRESTAGE
 #define TR_RACE_PRESTAGE 0
 #endif
@@ -3122,24 +3125,26 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 // chunk from the staging ring in phase 1, where TR_RACE_PRESTAGE has it stage
 // the ring's first steps before the dependency wait: the ring is in this
 // build and allocated for the launch, and the row is 16-byte aligned (what
-// tr_pass's phase-1 race takes the ring for; a phase-1 block never takes the
-// fused path). al: the row's alignment.
-template <bool FAST, bool STAGE>
+// tr_pass's phase-1 race takes the ring for). al: the row's alignment.
+// Builds with the fused path (FUSED) never prestage: their entries do not
+// call tr_pass_prestage, so this must be false for them whatever their
+// staging (TR_FUSED_STAGED).
+template <bool FAST, bool FUSED, bool STAGE>
 __device__ __forceinline__ bool tr_prestaged(const SampleArgs& A, bool al) {
-    return TR_RACE_PRESTAGE && FAST && STAGE && TR_RACE_STAGES > 0 && A.phase == 1 && A.race_stages != 0 &&
-           al;
+    return TR_RACE_PRESTAGE && FAST && !FUSED && STAGE && TR_RACE_STAGES > 0 && A.phase == 1 &&
+           A.race_stages != 0 && al;
 }
 // Before the dependency wait of a tr_pass launch (TR_RACE_PRESTAGE): where
 // tr_prestaged, the ring's first D - 1 steps of the block's chunk, as
 // tr_race_exact would stage them (the same units, slots and commit groups).
 // Reads the call's logits and its host arguments only.
-template <int DT, bool FAST, bool STAGE, bool LEAN>
+template <int DT, bool FAST, bool FUSED, bool STAGE, bool LEAN>
 __device__ __forceinline__ void tr_pass_prestage(const SampleArgs& A) {
     typedef typename Elem<DT>::T ET;
     const u32 row = blockIdx.x / A.nchunks, chunk = blockIdx.x % A.nchunks;
     const ET* xrow = (const ET*)A.logits + (u64)row * A.row_stride;
     const bool al = (((u64)xrow) & 15) == 0;
-    if (!tr_prestaged<FAST, STAGE>(A, al)) return;
+    if (!tr_prestaged<FAST, FUSED, STAGE>(A, al)) return;
     constexpr int N = TR_UNITS;
     constexpr int D = TR_RACE_STAGES / N;
     constexpr bool RING_ALL = LEAN && TR_RACE_RING_ALL;
@@ -3286,7 +3291,7 @@ __device__ void tr_pass(const SampleArgs& A) {
             tr_race_exact<DT, false, RACE_RING, PILOT, PEND, LEAN>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t,
                                                              seed, pos, cut_a, cut_i, A.queue_cap, &s_thr,
                                                              acc, pend_h2, pend_list, pend_cap,
-                                                             tr_prestaged<FAST, STAGE>(A, al));
+                                                             tr_prestaged<FAST, FUSED, STAGE>(A, al));
         else
             tr_race_exact<DT, false, false, PILOT, PEND>(xrow, brow, al, bal, A.vocab, lo, hi, neg_t, seed,
                                                          pos, cut_a, cut_i, A.queue_cap, &s_thr, acc,
@@ -3470,12 +3475,12 @@ __device__ void tr_pass(const SampleArgs& A) {
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, false, true, false, false>(A); }
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, false, true, false, false>(A); }
 extern "C" __global__ void TR_PASS_BOUNDS tr_pass_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, false, true, false, false>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_pass_prestage<0, true, TR_FAST_STAGED, false>(A); tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_pass_prestage<2, true, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_pass_prestage<0, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_pass_prestage<2, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f32(const SampleArgs A) { tr_pass_prestage<0, true, TR_FAST_FUSED, TR_FAST_STAGED, false>(A); tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_bf16(const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_FUSED, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_f16(const SampleArgs A) { tr_pass_prestage<2, true, TR_FAST_FUSED, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_STAGED, TR_FAST_PILOT, false, true>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f32(const SampleArgs A) { tr_pass_prestage<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<0, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_bf16(const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<1, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_f16(const SampleArgs A) { tr_pass_prestage<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<2, true, TR_FAST_FUSED, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f32(const SampleArgs A) { tr_grid_begin(); tr_pass<0, true, true, TR_FUSED_STAGED, false>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_bf16(const SampleArgs A) { tr_grid_begin(); tr_pass<1, true, true, TR_FUSED_STAGED, false, false, false, true>(A); }
 extern "C" __global__ void TR_FUSED_BOUNDS tr_fused_f16(const SampleArgs A) { tr_grid_begin(); tr_pass<2, true, true, TR_FUSED_STAGED, false>(A); }

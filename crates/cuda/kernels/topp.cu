@@ -3610,5 +3610,5 @@ extern "C" __global__ void TR_TOPP_GATHER_BOUNDS tr_topp_gather_f16(__grid_const
 // The race of phase 1 for batches with bf16 top-p rows, pending rows
 // included (tr_topp_pend): tr_fast_bf16 and tr_fast_wide_bf16 with the list
 // of the cut's value.
-extern "C" __global__ void TR_FAST_BOUNDS tr_fast_pend_bf16(__grid_constant__ const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<1, true, false, TR_FAST_STAGED, TR_FAST_PILOT, true, true>(A); }
-extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_pend_bf16(__grid_constant__ const SampleArgs A) { tr_pass_prestage<1, true, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<1, true, false, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT, true>(A); }
+extern "C" __global__ void TR_FAST_BOUNDS tr_fast_pend_bf16(__grid_constant__ const SampleArgs A) { tr_pass_prestage<1, true, false, TR_FAST_STAGED, true>(A); tr_grid_begin(); tr_pass<1, true, false, TR_FAST_STAGED, TR_FAST_PILOT, true, true>(A); }
+extern "C" __global__ void TR_FAST_WIDE_BOUNDS tr_fast_wide_pend_bf16(__grid_constant__ const SampleArgs A) { tr_pass_prestage<1, true, false, TR_FAST_WIDE_STAGED, false>(A); tr_grid_begin(); tr_pass<1, true, false, TR_FAST_WIDE_STAGED, TR_FAST_WIDE_PILOT, true>(A); }
