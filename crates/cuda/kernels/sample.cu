@@ -3115,12 +3115,6 @@ __device__ __forceinline__ void tr_row_result(const SampleArgs& A, u32 row, u32 
 #define TR_PASS_LOCAL_COMBINE 1
 #endif
 
-// FAST: the batch has no bias and every racing row uses the exact profile (the
-// host knows from the parameters), so the bias and direct paths are compiled
-// out and the hot loop gets the registers. FUSED: the fused top-k path is
-// compiled in; the host launches a kernel without it when no row of the
-// launch takes that path (phase 1 always), so its code cannot move the
-// race's (docs/cuda-notes.md, run 9).
 // Whether a launch of tr_pass<DT, FAST, FUSED, STAGE, ...> races its block's
 // chunk from the staging ring in phase 1, where TR_RACE_PRESTAGE has it stage
 // the ring's first steps before the dependency wait: the ring is in this
@@ -3165,6 +3159,12 @@ __device__ __forceinline__ void tr_pass_prestage(const SampleArgs& A) {
     for (int d = 0; d < D - 1; d++) tr_ring_stage<DT, N, RING_ALL>(xrow, ring, u0 + (UT)d * step, d, whole_hi, part, dead);
 }
 
+// FAST: the batch has no bias and every racing row uses the exact profile (the
+// host knows from the parameters), so the bias and direct paths are compiled
+// out and the hot loop gets the registers. FUSED: the fused top-k path is
+// compiled in; the host launches a kernel without it when no row of the
+// launch takes that path (phase 1 always), so its code cannot move the
+// race's (docs/cuda-notes.md, run 9).
 template <int DT, bool FAST, bool FUSED, bool STAGE, bool PILOT, bool PEND = false, bool LEAN = false,
           bool SHORT_TOPK = false, bool WIDE = false>
 __device__ void tr_pass(const SampleArgs& A) {
