@@ -1261,10 +1261,39 @@ __device__ __forceinline__ PendArgs tr_pend_args(const SampleArgs& A) {
 typedef SampleArgs PendA;
 __device__ __forceinline__ const SampleArgs& tr_pend_args(const SampleArgs& A) { return A; }
 #endif
+// Pending rows of several chunks settled chunk by chunk (TR_PEND_LOCAL): 1,
+// each block of the race, after its own best, ranks its chunk's elements of
+// value v* by index and keeps those whose score beats that best
+// (tr_pend_local); the row's last block then finds the chunk holding the
+// cut from the chunks' counts and compares its best with the kept scores of
+// the chunks up to it (tr_pend_finish_local), in place of reading every
+// warp's region and ranking the row's list (tr_pend_finish). 0: the row's
+// last block settles them all (tr_pend_finish). The tokens and cuts are the
+// same either way. Rows of more than TR_PEND_LOCAL_CHUNKS chunks, or of one,
+// take tr_pend_finish.
+#ifndef TR_PEND_LOCAL
+#define TR_PEND_LOCAL 0
+#endif
+#define TR_PEND_LOCAL_CHUNKS 256u
 // Defined in topp.cu.
 __device__ u32* tr_pend_list_at(u64* topp, u32 row);
+// (force_row, TR_PEND_LOCAL builds only: see tr_pend_finish.)
+#if TR_PEND_LOCAL
+#define TR_PEND_FORCE_ROW_PARAM , bool force_row = false
+#else
+#define TR_PEND_FORCE_ROW_PARAM
+#endif
 __device__ void tr_pend_finish(const PendA& A, u32 row, const RowState& st, double bs, u32 bi,
-                               double neg_t, u64 seed, u64 pos, double* s_s, u32* s_i);
+                               double neg_t, u64 seed, u64 pos, double* s_s,
+                               u32* s_i TR_PEND_FORCE_ROW_PARAM);
+__device__ void tr_pend_local(const SampleArgs& A, u32 row, u32 chunk, const RowState& st, double bs,
+                              u32 bi, double neg_t, u64 seed, u64 pos, u32& out_n, u32& out_p);
+__device__ void tr_pend_finish_local(const SampleArgs& A, u32 row, const RowState& st, double bs,
+                                     u32 bi, double neg_t, u64 seed, u64 pos, double* s_s, u32* s_i);
+// Whether a pending row settles chunk by chunk (TR_PEND_LOCAL).
+__device__ __forceinline__ bool tr_pend_by_chunk(const SampleArgs& A) {
+    return TR_PEND_LOCAL && A.nchunks > 1 && A.nchunks <= TR_PEND_LOCAL_CHUNKS;
+}
 
 // One step's copies into the staging ring (its slot d; one commit group,
 // empty where the step holds no whole unit): lane unit n of the step is s0 +
@@ -3368,6 +3397,22 @@ __device__ void tr_pass(const SampleArgs& A) {
             tr_warp_best(bs, bi);
         }
     }
+    // A pending row settled chunk by chunk: this chunk's elements of value v*
+    // against the block's best (every thread takes it from slot 0; warp 0
+    // has read the slots), before the partial that carries their count.
+    // (Preprocessor guards: builds without it compile as before.)
+#if TR_PEND_LOCAL
+    u32 pl_n = 0, pl_p = 0;
+    const bool by_chunk = PEND && pend && !local && tr_pend_by_chunk(A);
+    if (by_chunk) {
+        if (threadIdx.x == 0) {
+            s_best_s[0] = bs;
+            s_best_i[0] = bi;
+        }
+        __syncthreads();
+        tr_pend_local(A, row, chunk, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, pl_n, pl_p);
+    }
+#endif
     if (warp == 0) {
         if (local) {
             if (pend) {
@@ -3385,8 +3430,13 @@ __device__ void tr_pass(const SampleArgs& A) {
             p.index = bi;
             p.max_index = mi;
             p.flags = flags;
+#if TR_PEND_LOCAL
+            p.pad = by_chunk ? pl_n : list_n;
+            p.lo_key = by_chunk ? (u64)pl_p : list_lo;
+#else
             p.pad = list_n;
             p.lo_key = list_lo;
+#endif
             A.partials[blockIdx.x] = p;
             if (A.nchunks == 1) {
                 s_last = true;
@@ -3434,6 +3484,15 @@ __device__ void tr_pass(const SampleArgs& A) {
             u32 i2 = quick ? TR_NO_TOKEN : __ldcg(&pp[c].index);
             u32 mi2 = __ldcg(&pp[c].max_index);
             flags |= __ldcg(&pp[c].flags);
+#if TR_PEND_LOCAL
+            if (by_chunk) {
+                // The chunks' counts of value v* and of kept scores, for
+                // tr_pend_finish_local (the race's queues are used up).
+                u32* const s_pc = (u32*)tr_dyn_smem_pass();
+                s_pc[c] = __ldcg(&pp[c].pad);
+                s_pc[TR_PEND_LOCAL_CHUNKS + c] = (u32)__ldcg(&pp[c].lo_key);
+            }
+#endif
             if (tr_better(s2, i2, bs, bi)) {
                 bs = s2;
                 bi = i2;
@@ -3458,8 +3517,13 @@ __device__ void tr_pass(const SampleArgs& A) {
     tr_phase(6);
     if (pend) {
         __syncthreads();
-        tr_pend_finish(tr_pend_args(A), row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s,
-                       s_best_i);
+#if TR_PEND_LOCAL
+        if (by_chunk)
+            tr_pend_finish_local(A, row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s, s_best_i);
+        else
+#endif
+            tr_pend_finish(tr_pend_args(A), row, st, s_best_s[0], s_best_i[0], neg_t, seed, pos, s_best_s,
+                           s_best_i);
         tr_phase_print();
         return;
     }

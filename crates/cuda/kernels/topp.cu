@@ -616,9 +616,18 @@ __device__ __forceinline__ u32 tr_pend_rank(const u32* list, u32 n16, u32 i) {
 // and the elements of value v* up to it race against (bs, bi): first by the
 // bound of their lead, then exactly, ties to the smaller index. Writes the
 // row's token and its cut (pad0 = 1, as the gather would have).
+//
+// force_row (a parameter of TR_PEND_LOCAL builds alone, so that the others
+// compile as before): the regions are not read (tr_pend_local wrote over
+// them, and one of the row's chunks did not fit), the row is.
+#if TR_PEND_LOCAL
+#define TR_PEND_FORCE_ROW_DEF , bool force_row
+#else
+#define TR_PEND_FORCE_ROW_DEF
+#endif
 __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowState& st,
                                             double bs, u32 bi, double neg_t, u64 seed, u64 pos,
-                                            double* s_s, u32* s_i) {
+                                            double* s_s, u32* s_i TR_PEND_FORCE_ROW_DEF) {
     // In the pass's dynamic shared memory (its race queues, used up; the host
     // asks for pending rows only where they hold these words, launch.rs,
     // PEND_SMEM_BYTES): the indices, four words, the bucket counts.
@@ -668,11 +677,17 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
         u32 g = 32;
         while (g > 1 && g * nreg > blockDim.x) g >>= 1;
         const u32* list = tr_pend_list_at(A.topp, row);
-        if (rw < 4 && threadIdx.x == 0) s_over = 1;  // no regions (see tr_pass)
+#if TR_PEND_LOCAL
+        if ((rw < 4 || force_row) && threadIdx.x == 0) s_over = 1;  // no regions (see tr_pass)
         const u32 gm = threadIdx.x % g;
         // Every thread takes the same number of turns, so that the group's
         // shuffles see all its threads.
+        const u32 turns = (rw >= 4 && !force_row) ? (nreg + blockDim.x / g - 1) / (blockDim.x / g) : 0;
+#else
+        if (rw < 4 && threadIdx.x == 0) s_over = 1;  // no regions (see tr_pass)
+        const u32 gm = threadIdx.x % g;
         const u32 turns = rw >= 4 ? (nreg + blockDim.x / g - 1) / (blockDim.x / g) : 0;
+#endif
 #ifdef TR_PEND_REGION_CLOCK
         // Profiling only (with TR_PEND_FINISH_TWICE): each thread's clock, in
         // the first time, when its first two turns' counts arrived and when
@@ -965,6 +980,187 @@ __device__ __noinline__ void tr_pend_finish(const PendA& A, u32 row, const RowSt
         A.rowstate[row].pad0 = 1;
     }
 }
+
+// TR_PEND_LOCAL (sample.cu): a chunk's count of value v* that did not fit
+// its span, in its partial's pad; the row's last block then takes
+// tr_pend_finish, reading the row.
+#define TR_PEND_OVER 0xffffffffu
+
+#if TR_PEND_LOCAL
+// A pending row of several chunks, each block of the race after its
+// reduction (every thread; (bs, bi): the block's best among its elements
+// above v*). The block's warps listed the units of its chunk holding
+// elements of value v* in their regions, which together are the chunk's span
+// of the row's list (nw * rw words). The block takes those elements (at most
+// TR_TOPP_PEND_CAP), ranks them by index, and writes over the span: the
+// indices in rank order (word r: the element of rank r, from 0), then, from
+// the first multiple of four words past them, a record {rank, index, score
+// low word, score high word} for each element whose score beats (bs, bi)
+// (first by the bound of its lead, then exactly, as tr_pend_finish races).
+// Only those can beat the row's best, which is at least the block's, so the
+// row's last block needs no other score of the chunk. out_n: the count (the
+// partial's pad), TR_PEND_OVER where a region filled or the span is too
+// short; out_p: the records (the partial's lo_key).
+__device__ __noinline__ void tr_pend_local(const SampleArgs& A, u32 row, u32 chunk, const RowState& st,
+                                           double bs, u32 bi, double neg_t, u64 seed, u64 pos,
+                                           u32& out_n, u32& out_p) {
+    // In the pass's dynamic shared memory (its race queues, used up: the
+    // caller's reduction passed a barrier after every warp's race): the
+    // elements, then three words (PEND_SMEM_BYTES holds them).
+    u32* const s_idx = (u32*)tr_dyn_smem_pass();
+    u32& s_n = s_idx[TR_TOPP_PEND_CAP];
+    u32& s_p = s_idx[TR_TOPP_PEND_CAP + 1];
+    u32& s_over = s_idx[TR_TOPP_PEND_CAP + 2];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const u32 rw = (TR_PEND_WORDS / (A.nchunks * nw)) & ~3u, span_words = nw * rw;
+    if (threadIdx.x == 0) {
+        s_n = 0;
+        s_p = 0;
+        s_over = rw < 4 ? 1u : 0u;  // no regions: the race listed nothing (tr_pass)
+    }
+    for (u32 j = threadIdx.x; j < TR_TOPP_PEND_CAP; j += blockDim.x) s_idx[j] = TR_PEND_SENTINEL;
+    __syncthreads();
+    u32* const span = tr_pend_list_at(A.topp, row) + (u64)chunk * span_words;
+    if (rw >= 4) {
+        // The warp's own region: word 0 its count, word 1 + j entry j; the
+        // count and the first 31 entries in one load a lane.
+        const u32* reg = span + (u64)warp * rw;
+        const u32 v = lane < rw ? __ldcg(reg + lane) : 0u;
+        const u32 cnt = __shfl_sync(TR_FULL, v, 0);
+        if (cnt > rw - 1) {
+            if (lane == 0) s_over = 1;
+        } else {
+            for (u32 w0 = 0; w0 <= cnt; w0 += 32) {
+                const u32 w = w0 + lane;
+                u32 e = 0;
+                if (w >= 1 && w <= cnt) e = w0 == 0 ? v : __ldcg(reg + w);
+                const u32 mine = __popc(e & 0xffu);
+                const u32 incl = tr_warp_scan_u32(mine);
+                const u32 total = __shfl_sync(TR_FULL, incl, 31);
+                u32 base = 0;
+                if (lane == 31 && total != 0) base = atomicAdd(&s_n, total);
+                u32 slot = __shfl_sync(TR_FULL, base, 31) + incl - mine;
+                const u32 ib = (e >> 8) * 8;
+                for (u32 m = e & 0xffu; m != 0; m &= m - 1) {
+                    if (slot < TR_TOPP_PEND_CAP) s_idx[slot] = ib + (u32)(__ffs(m) - 1);
+                    slot++;
+                }
+            }
+        }
+    }
+    __syncthreads();
+    const u32 n = s_n, rec0 = (n + 3) & ~3u;
+    const bool over = s_over != 0 || n > TR_TOPP_PEND_CAP || rec0 > span_words;
+    if (!over) {
+        // Ranks by direct counts over the list and its sentinels (tr_pend_rank:
+        // indices below 2^27 on this path, distinct).
+        const u32 n16 = (n + 15) & ~15u;
+        const double v = st.cut_a;
+        for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+            const u32 i = s_idx[j];
+            const u32 r = tr_pend_rank(s_idx, n16, i);
+            span[r] = i;
+            const u32 lead = tr_lead_prefix(tr_block(seed, i >> 3, pos, TR_TAG_EXACT_LEAD), i);
+            if (__fma_rn(neg_t, tr_lead_lower_bound(lead), v) >= bs) {
+                const double s = tr_exact_score(neg_t, seed, pos, i, lead, v);
+                if (tr_better(s, i, bs, bi)) {
+                    const u32 k = atomicAdd(&s_p, 1u);
+                    const u32 at = rec0 + 4 * k;
+                    if (at + 4 <= span_words) {
+                        const u64 b = (u64)__double_as_longlong(s);
+                        *(uint4*)(span + at) = make_uint4(r, i, (u32)b, (u32)(b >> 32));
+                    } else {
+                        s_over = 1;
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+    out_n = (over || s_over != 0) ? TR_PEND_OVER : n;
+    out_p = s_p;
+}
+
+// The end of a pending row settled chunk by chunk (its last block, every
+// thread; (bs, bi): the row's best among the elements above v*). The
+// combine left each chunk's count of value v* at word c of the pass's
+// dynamic shared memory and its records' count at word
+// TR_PEND_LOCAL_CHUNKS + c (tr_pass). The chunks are in index order, so the
+// cut, the q-th element of value v* by index (q = st.pad1), is the element
+// of rank q - (the counts before it) in the first chunk whose counts reach
+// q; the elements of value v* up to it are kept: every record of the chunks
+// before it and those of its own below that rank. Writes what
+// tr_pend_finish writes; where a chunk did not fit (TR_PEND_OVER), takes it,
+// reading the row.
+__device__ __noinline__ void tr_pend_finish_local(const SampleArgs& A, u32 row, const RowState& st,
+                                                  double bs, u32 bi, double neg_t, u64 seed, u64 pos,
+                                                  double* s_s, u32* s_i) {
+    u32* const s_pc = (u32*)tr_dyn_smem_pass();
+    u32& s_fall = s_pc[2 * TR_PEND_LOCAL_CHUNKS];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const u32 nch = A.nchunks, span_words = nw * ((TR_PEND_WORDS / (nch * nw)) & ~3u);
+    if (warp == 0) {
+        const u32 q = st.pad1;
+        // The chunk holding the q-th (at most one lane finds it: the counts'
+        // running sums rise through q once), by rounds of 32 chunks.
+        u32 carry = 0, my_c = TR_NO_TOKEN, my_q = 0;
+        bool over = false;
+        for (u32 c0 = 0; c0 < nch; c0 += 32) {
+            const u32 c = c0 + lane;
+            const u32 cn = c < nch ? s_pc[c] : 0u;
+            over |= cn == TR_PEND_OVER;
+            const u32 nn = cn == TR_PEND_OVER ? 0u : cn;
+            const u32 incl = tr_warp_scan_u32(nn) + carry;
+            if (incl - nn < q && q <= incl) {
+                my_c = c;
+                my_q = q - (incl - nn);
+            }
+            carry = __shfl_sync(TR_FULL, incl, 31);
+        }
+        over = __any_sync(TR_FULL, over);
+        if (!over) {
+            const u32 hb = __ballot_sync(TR_FULL, my_c != TR_NO_TOKEN);
+            const u32 src = hb != 0 ? (u32)(__ffs(hb) - 1) : 0u;
+            const u32 cstar = hb != 0 ? __shfl_sync(TR_FULL, my_c, src) : TR_NO_TOKEN;
+            const u32 qloc = __shfl_sync(TR_FULL, my_q, src);
+            const u32* list = tr_pend_list_at(A.topp, row);
+            // The cut (none where the chunks list fewer than q: as in
+            // tr_pend_finish, every listed element is then kept).
+            u32 cut_i = TR_NO_TOKEN;
+            if (lane == 0 && cstar != TR_NO_TOKEN) cut_i = __ldcg(list + (u64)cstar * span_words + qloc - 1);
+            for (u32 c = lane; c < nch; c += 32) {
+                if (cstar != TR_NO_TOKEN && c > cstar) break;
+                const u32 np = s_pc[TR_PEND_LOCAL_CHUNKS + c];
+                const uint4* rec = (const uint4*)(list + (u64)c * span_words + ((s_pc[c] + 3) & ~3u));
+                for (u32 k = 0; k < np; k++) {
+                    const uint4 r = __ldcg(rec + k);
+                    if (c == cstar && r.x >= qloc) continue;
+                    const double s = __longlong_as_double((long long)(((u64)r.w << 32) | r.z));
+                    if (tr_better(s, r.y, bs, bi)) {
+                        bs = s;
+                        bi = r.y;
+                    }
+                }
+            }
+            tr_warp_best(bs, bi);
+            cut_i = __shfl_sync(TR_FULL, cut_i, 0);
+            if (lane == 0) {
+                A.counters[row] = 0;  // ready for the next launch (nchunks > 1)
+                A.out_token[row] = bi;
+                A.out_status[row] = 0;
+                A.rowstate[row].cut_index = cut_i;
+                A.rowstate[row].pad0 = 1;
+            }
+        }
+        if (lane == 0) s_fall = over ? 1u : 0u;
+    }
+    __syncthreads();
+    if (s_fall != 0) {
+        __syncthreads();  // every thread has read s_fall before the finish clears the words
+        tr_pend_finish(tr_pend_args(A), row, st, bs, bi, neg_t, seed, pos, s_s, s_i, true);
+    }
+}
+#endif  // TR_PEND_LOCAL
 
 // How a histogram block splits its chunk into segments (tr_topp_hist).
 struct SegShape {

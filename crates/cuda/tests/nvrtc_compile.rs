@@ -129,7 +129,9 @@ fn precompiled_builds_match_their_own_compilation() {
 /// (`TR_FUSED_LIST_MAX=0`) and the gather's head of two rounds
 /// (`TR_FUSED_HEAD_FIT=0`), the list's maximum in the 64-register builds
 /// too (`TR_FUSED_LIST_MAX_WIDE=1`), the phase-1 race's first ring steps
-/// staged before its dependency wait (`TR_RACE_PRESTAGE=1`), the phase
+/// staged before its dependency wait (`TR_RACE_PRESTAGE=1`), pending top-p
+/// rows settled chunk by chunk (`TR_PEND_LOCAL=1`, alone and with the
+/// pending finish's arguments copied, `TR_PEND_ARGS_COPY=1`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -208,11 +210,16 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_FUSED_HEAD_FIT=0",
         "TR_FUSED_LIST_MAX_WIDE=1",
         "TR_RACE_PRESTAGE=1",
+        "TR_PEND_LOCAL=1",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
     }
     // Knobs that only matter together with another.
+    control_shape_compiles(&[
+        "TR_PEND_LOCAL=1".to_string(),
+        "TR_PEND_ARGS_COPY=1".to_string(),
+    ]);
     control_shape_compiles(&[
         "TR_TOPP_RACE=1".to_string(),
         "TR_TOPP_RACE_UNITS=4".to_string(),
