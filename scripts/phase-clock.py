@@ -15,7 +15,9 @@ row (the one whose slot 6 is set). Cycles are converted at `--ghz`.
 Slots: 0 block start, 1 fused scan loop done, 2 chunk threshold, 3 chunk list
 written, 4 scan or race done, 5 chunk counted (row's last block known),
 6 row combined, 7 finish: row threshold, 8 lists gathered, 9 row threshold
-selected, 10 keys kept, 11 sorted, 12 min-p/top-p cut, 13 token written.
+selected, 10 keys kept, 11 sorted, 12 min-p/top-p cut, 13 token written,
+14 fused scan: thread 0's pilot value stored (its units loaded), 15 fused
+scan: pilot threshold known (after its two barriers).
 A pending top-p row's finish (kernels/topp.cu, tr_pend_finish) stamps the
 same slots with its own meanings: 7 finish begun, 8 regions read, 9 the row
 read again (where a region filled), 10 ranked, 11 raced, 12 the block's
@@ -66,6 +68,8 @@ NAMES = [
     "sorted",
     "cut",
     "token",
+    "pilot stored",
+    "pilot done",
 ]
 
 
@@ -123,10 +127,12 @@ def main():
     blocks = []
     for line in f:
         p = line.split()
-        if len(p) != 18 or p[0] != args.tag:
+        # 14 slots before run 59, 16 since (older logs still read).
+        if len(p) not in (18, 20) or p[0] != args.tag:
             continue
         v = [int(x) for x in p[1:]]
-        blocks.append({"block": v[0], "g0": v[1], "d": v[2:16], "g_end": v[16]})
+        d = v[2:-1] + [-1] * (20 - len(p))
+        blocks.append({"block": v[0], "g0": v[1], "d": d, "g_end": v[-1]})
     if not blocks:
         sys.exit("no %s lines (a build without TR_PHASE_PRINT?)" % args.tag)
     blocks.sort(key=lambda b: b["g0"])

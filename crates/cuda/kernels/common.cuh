@@ -134,7 +134,7 @@ template <> struct Elem<2> {
 // and the global timer; the block prints its stamps once, when it is done, so
 // the printing delays no stamp. Without the define the stamps compile to
 // nothing.
-#define TR_PHASE_SLOTS 14
+#define TR_PHASE_SLOTS 16
 #ifdef TR_PHASE_PRINT
 __device__ __forceinline__ long long* tr_phase_clock() {
     __shared__ long long s_phase_clock[2 * TR_PHASE_SLOTS];
@@ -166,9 +166,9 @@ __device__ __forceinline__ void tr_phase_print(const char* tag = "tr_phase") {
         d[n] = c[2 * n] < 0 ? -1 : c[2 * n] - c[0];
         if (c[2 * n + 1] > g_last) g_last = c[2 * n + 1];
     }
-    printf("%s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+    printf("%s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
            tag, blockIdx.x, c[1], d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
-           d[11], d[12], d[13], g_last);
+           d[11], d[12], d[13], d[14], d[15], g_last);
 }
 #else
 __device__ __forceinline__ void tr_phase_clear() {}

@@ -1220,6 +1220,33 @@ template <int N> __device__ __forceinline__ u32 tr_pick_lead(const uint4 (&lw)[N
 #endif
 // Each half of w that equals v* (h2: its bits in both halves; v* is finite,
 // normal and nonzero, so equal values have equal bits) as 0xffff.
+// The fused scan's pilot count (tr_scan_topk): each lane counts the lanes
+// whose largest value reaches its own, 256 x 256 compares a block on the
+// row's chain at small B, which the default runs as 64 rounds of a 16-byte
+// shared load and four 32-bit compares feeding one running count. 1: bf16
+// rows store each lane's largest value as bf16 and compare two values an
+// instruction (set.ge.u32.bf16x2), 32 lanes an iteration with four loads
+// issued together and two sums; 2: the order keys, 32 lanes an iteration
+// with eight loads together and two sums (every dtype). The same counts, so
+// the same pilot and tokens. 0: the default (docs/cuda-notes.md, run 59).
+#ifndef TR_FUSED_PILOT_X2
+#define TR_FUSED_PILOT_X2 0
+#endif
+#if TR_FUSED_PILOT_X2 == 1
+// 0xffff in each 16-bit half of w whose bf16 value is >= that half of h2
+// (neither a NaN here), 0 in the others.
+__device__ __forceinline__ u32 tr_ge_bf16x2(u32 w, u32 h2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    u32 e;
+    asm("set.ge.u32.bf16x2 %0, %1, %2;" : "=r"(e) : "r"(w), "r"(h2));
+    return e;
+#else
+    const float a0 = __uint_as_float(w << 16), a1 = __uint_as_float(w & 0xffff0000u);
+    const float b0 = __uint_as_float(h2 << 16), b1 = __uint_as_float(h2 & 0xffff0000u);
+    return (a0 >= b0 ? 0xffffu : 0u) | (a1 >= b1 ? 0xffff0000u : 0u);
+#endif
+}
+#endif
 __device__ __forceinline__ u32 tr_eq_bf16x2(u32 w, u32 h2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     u32 e;
@@ -2455,20 +2482,78 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
                 }
             }
         }
+#if TR_FUSED_PILOT_X2 == 1
+        if (DT == 1) {
+            // The lanes' largest values as bf16 (-inf for none, which reaches
+            // no finite value), counted two a compare: the same counts as the
+            // order keys' (value order, -0 = +0), so the same pilot.
+            u16* const pk16 = (u16*)pk;
+            pk16[threadIdx.x] = best != 0 ? (u16)(__float_as_uint(tr_funkey(best)) >> 16) : (u16)0xff80u;
+        } else {
+            pk[threadIdx.x] = best;
+        }
+#else
         pk[threadIdx.x] = best;
+#endif
+        tr_phase(14);
         __syncthreads();
         if (best != 0) {
             u32 ge = 0;
+#if TR_FUSED_PILOT_X2 == 1
+            if (DT == 1) {
+                // 32 lanes' values an iteration (blockDim.x is a multiple of
+                // 32), four 16-byte loads issued together, two sums: each a
+                // pair of 16-bit counts (at most 512 each), of the low and the
+                // high halves.
+                const u32 b16 = __float_as_uint(tr_funkey(best)) >> 16;
+                const u32 mine2 = b16 | (b16 << 16);
+                const uint4* const p4 = (const uint4*)pk;
+                auto c8 = [&](uint4 q) -> u32 {
+                    return (tr_ge_bf16x2(q.x, mine2) & 0x00010001u) + (tr_ge_bf16x2(q.y, mine2) & 0x00010001u) +
+                           (tr_ge_bf16x2(q.z, mine2) & 0x00010001u) + (tr_ge_bf16x2(q.w, mine2) & 0x00010001u);
+                };
+                u32 a0 = 0, a1 = 0;
+                for (u32 l = 0; l < blockDim.x; l += 32) {
+                    const uint4 q0 = p4[l / 8], q1 = p4[l / 8 + 1], q2 = p4[l / 8 + 2], q3 = p4[l / 8 + 3];
+                    a0 += c8(q0) + c8(q1);
+                    a1 += c8(q2) + c8(q3);
+                }
+                const u32 acc = a0 + a1;
+                ge = (acc & 0xffffu) + (acc >> 16);
+            } else
+#elif TR_FUSED_PILOT_X2 == 2
+            if (true) {
+                // The order keys as by default, 32 lanes an iteration (eight
+                // 16-byte loads issued together) into two sums.
+                u32 g0 = 0, g1 = 0;
+                for (u32 l = 0; l < blockDim.x; l += 32) {
+#pragma unroll
+                    for (u32 j = 0; j < 8; j++) {
+                        const uint4 q = *(const uint4*)&pk[l + 4 * j];
+                        const u32 c = (q.x >= best ? 1u : 0u) + (q.y >= best ? 1u : 0u) +
+                                      (q.z >= best ? 1u : 0u) + (q.w >= best ? 1u : 0u);
+                        if (j & 1)
+                            g1 += c;
+                        else
+                            g0 += c;
+                    }
+                }
+                ge = g0 + g1;
+            } else
+#endif
+            {
 #pragma unroll 4
-            for (u32 l = 0; l < blockDim.x; l += 4) {
-                const uint4 q = *(const uint4*)&pk[l];
-                ge += (q.x >= best ? 1u : 0u) + (q.y >= best ? 1u : 0u) +
-                      (q.z >= best ? 1u : 0u) + (q.w >= best ? 1u : 0u);
+                for (u32 l = 0; l < blockDim.x; l += 4) {
+                    const uint4 q = *(const uint4*)&pk[l];
+                    ge += (q.x >= best ? 1u : 0u) + (q.y >= best ? 1u : 0u) +
+                          (q.z >= best ? 1u : 0u) + (q.w >= best ? 1u : 0u);
+                }
             }
             if (ge >= k) atomicMax(&C.pilot, best);
         }
         __syncthreads();
         w.thr = (u64)C.pilot << 32;
+        tr_phase(15);
     }
     const UT full = (unit_hi - unit_lo) / step;  // steps every warp makes
     UT it = 0, next_sync = 2;
