@@ -20,8 +20,8 @@ mkdir -p target/release && cp target/strip-check/* target/release/
 cat target/release/BUILT
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader | head -1; date -u
 . scripts/device-env.sh
-check_experiment pilotx2 420 --checked-define TR_FUSED_PILOT_X2=1 --diff-budget-s 30 --iters 60 \
-    --variants-only --variant-aa --variant-mode top_k50,top_k50_top_p0.9 --variant-rows 1,2,4,8,16,64,256 \
+check_experiment pilotx2 420 --checked-define TR_FUSED_PILOT_X2=1 --diff-budget-s 25 --iters 40 \
+    --variants-only --variant-aa --variant-mode top_k50,top_k50_top_p0.9 --variant-rows 1,2,8,16,64,256 \
     --variant "TR_FUSED_PILOT_X2=1" --variant "TR_FUSED_PILOT_X2=2"
 grep -E "A/A|A/B" /tmp/pilotx2/check.log | sed 's/^\[[^]]*\] *//' | cut -c1-220
 CONFIGS="1:50:0.9 8:50:0.9" REPS=8 bash scripts/phase-run.sh 2>&1 | tail -12
