@@ -3,7 +3,7 @@
 # TR_FUSED_PILOT_X2): 1, bf16 rows' values compared two an instruction, 32
 # lanes an iteration; 2, the order keys, 32 lanes an iteration. Checked (the
 # differential and the invariance of the knob's build 1, --checked-define)
-# and timed (main's default, its A/A copy and both knobs interleaved, 60
+# and timed (main's default, its A/A copy and both knobs interleaved, 40
 # timings a build), then the phase clock with the pilot's two new stamps
 # (14: thread 0's value stored, its units loaded; 15: the pilot threshold
 # known) for the default and knob 1.
