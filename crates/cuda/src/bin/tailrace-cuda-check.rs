@@ -107,7 +107,10 @@ struct Cli {
     diff_budget_s: u64,
     /// Compile the checked kernels themselves with these `NAME=VALUE`
     /// defines (e.g. `TR_TOPP_CAP=64`, which sends most binned top-p rows
-    /// to their fallback): every check then tests that build.
+    /// to their fallback): every check then tests that build, and the
+    /// default timing list times it. The variant timing's "default" rows
+    /// stay the default kernels; name the checked defines as a `--variant`
+    /// to time that build beside them.
     #[arg(long = "checked-define")]
     checked_defines: Vec<String>,
     /// Also time a sweep of chunk counts around the automatic geometry.
@@ -271,6 +274,9 @@ fn run_builds(cli: &Cli) -> Vec<Vec<String>> {
         return Vec::new();
     }
     let mut builds = vec![cli.checked_defines.clone()];
+    if timed_default_apart(cli) {
+        builds.push(Vec::new());
+    }
     if cli.variant_aa {
         builds.push(vec![AA_COPY_DEFINE.to_string()]);
     }
@@ -284,6 +290,16 @@ fn run_builds(cli: &Cli) -> Vec<Vec<String>> {
         }
     }
     builds
+}
+
+/// Whether the variant timing's "default" runs on a sampler of its own: it
+/// is always the default kernels, and the checked build (the main sampler)
+/// differs from them where `--checked-define` is given. Before run 59 of
+/// docs/cuda-notes.md the main sampler stood in, so with a checked define
+/// the rows named "default" timed the checked build and the A/A compared it
+/// with the default kernels.
+fn timed_default_apart(cli: &Cli) -> bool {
+    !cli.checked_defines.is_empty() && (cli.variants_only || cli.variant_aa)
 }
 
 fn run(cli: &Cli) -> Result<bool> {
@@ -2563,7 +2579,15 @@ fn timing(sampler: &mut Sampler, cli: &Cli) -> Result<(String, serde_json::Value
         .collect::<Result<_>>()?;
     let mut runs: Vec<(String, Option<Sampler>)> = Vec::new();
     if cli.variants_only || cli.variant_aa {
-        runs.push(("default".to_string(), None));
+        let own = if timed_default_apart(cli) {
+            Some(
+                Sampler::with_variant(stream.clone(), &[])
+                    .context("loading the default kernels for the variant timing")?,
+            )
+        } else {
+            None
+        };
+        runs.push(("default".to_string(), own));
     }
     if cli.variant_aa {
         let copy = Sampler::with_variant(stream.clone(), &[AA_COPY_DEFINE.to_string()])
@@ -3338,6 +3362,25 @@ mod tests {
         );
         let checked = Cli::parse_from(["check", "--checked-define", "TR_TOPP_CAP=64"]);
         assert_eq!(run_builds(&checked), vec![d(&["TR_TOPP_CAP=64"])]);
+        // A checked build with a variant timing: the timing's default is
+        // the default kernels, compiled too (run 59 timed the checked build
+        // under that name).
+        let timed = Cli::parse_from([
+            "check",
+            "--checked-define",
+            "TR_K=1",
+            "--variants-only",
+            "--variant-aa",
+            "--variant",
+            "TR_K=1",
+        ]);
+        assert!(timed_default_apart(&timed));
+        assert_eq!(
+            run_builds(&timed),
+            vec![d(&["TR_K=1"]), d(&[]), d(&[AA_COPY_DEFINE])]
+        );
+        assert!(!timed_default_apart(&checked));
+        assert!(!timed_default_apart(&cli));
         let source = Cli::parse_from(["check", "--variant", "TR_C=0", "source"]);
         assert!(run_builds(&source).is_empty());
     }
