@@ -1222,15 +1222,19 @@ template <int N> __device__ __forceinline__ u32 tr_pick_lead(const uint4 (&lw)[N
 // normal and nonzero, so equal values have equal bits) as 0xffff.
 // The fused scan's pilot count (tr_scan_topk): each lane counts the lanes
 // whose largest value reaches its own, 256 x 256 compares a block on the
-// row's chain at small B, which the default runs as 64 rounds of a 16-byte
-// shared load and four 32-bit compares feeding one running count. 1: bf16
-// rows store each lane's largest value as bf16 and compare two values an
-// instruction (set.ge.u32.bf16x2), 32 lanes an iteration with four loads
-// issued together and two sums; 2: the order keys, 32 lanes an iteration
-// with eight loads together and two sums (every dtype). The same counts, so
-// the same pilot and tokens. 0: the default (docs/cuda-notes.md, run 59).
+// row's chain at small B. 0: 64 rounds of a 16-byte shared load and four
+// 32-bit order-key compares feeding one running count (before run 59; a
+// timing knob). 1: bf16 rows store each lane's largest value as bf16 and
+// compare two values an instruction (set.ge.u32.bf16x2), 32 lanes an
+// iteration with four loads issued together and two sums; other dtypes as
+// 0. 2: the order keys, 32 lanes an iteration with eight loads together and
+// two sums (every dtype; a timing knob). The same counts, so the same pilot
+// and tokens. Measured on an H100 (docs/cuda-notes.md, run 59): the pilot's
+// stretch 5.3k -> 1.9k cycles at B = 1; queued, top-k 50 (+ top-p 0.9) on
+// bf16 rows 1.4-1.9 us faster at B = 1 to 256; 2 took 0.9-1.4 us off bf16
+// rows and 1.2-1.7 off f32 and f16 rows at B = 256.
 #ifndef TR_FUSED_PILOT_X2
-#define TR_FUSED_PILOT_X2 0
+#define TR_FUSED_PILOT_X2 1
 #endif
 #if TR_FUSED_PILOT_X2 == 1
 // 0xffff in each 16-bit half of w whose bf16 value is >= that half of h2

@@ -132,9 +132,10 @@ fn precompiled_builds_match_their_own_compilation() {
 /// staged before its dependency wait (`TR_RACE_PRESTAGE=1`), pending top-p
 /// rows settled chunk by chunk (`TR_PEND_LOCAL=1`, alone and with the
 /// pending finish's arguments copied, `TR_PEND_ARGS_COPY=1`), the fused
-/// scan's pilot counted two bf16 values a compare (`TR_FUSED_PILOT_X2=1`,
-/// alone and with the phase clock) and its order keys counted in rounds of
-/// 32 lanes (`TR_FUSED_PILOT_X2=2`), the phase
+/// scan's pilot count as it was before run 59, one order key a compare into
+/// one running count (`TR_FUSED_PILOT_X2=0`, alone and with the phase
+/// clock), and its order keys counted in rounds of 32 lanes for every dtype
+/// (`TR_FUSED_PILOT_X2=2`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -214,7 +215,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_FUSED_LIST_MAX_WIDE=1",
         "TR_RACE_PRESTAGE=1",
         "TR_PEND_LOCAL=1",
-        "TR_FUSED_PILOT_X2=1",
+        "TR_FUSED_PILOT_X2=0",
         "TR_FUSED_PILOT_X2=2",
     ] {
         let defines = [knob.to_string()];
@@ -226,7 +227,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_PEND_ARGS_COPY=1".to_string(),
     ]);
     control_shape_compiles(&[
-        "TR_FUSED_PILOT_X2=1".to_string(),
+        "TR_FUSED_PILOT_X2=0".to_string(),
         "TR_PHASE_PRINT=1".to_string(),
     ]);
     control_shape_compiles(&[
