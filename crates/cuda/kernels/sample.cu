@@ -1218,8 +1218,6 @@ template <int N> __device__ __forceinline__ u32 tr_pick_lead(const uint4 (&lw)[N
 #ifndef TR_PEND_WORDS
 #define TR_PEND_WORDS 8192u
 #endif
-// Each half of w that equals v* (h2: its bits in both halves; v* is finite,
-// normal and nonzero, so equal values have equal bits) as 0xffff.
 // The fused scan's pilot count (tr_scan_topk): each lane counts the lanes
 // whose largest value reaches its own, 256 x 256 compares a block on the
 // row's chain at small B. 0: 64 rounds of a 16-byte shared load and four
@@ -1251,6 +1249,8 @@ __device__ __forceinline__ u32 tr_ge_bf16x2(u32 w, u32 h2) {
 #endif
 }
 #endif
+// Each half of w that equals v* (h2: its bits in both halves; v* is finite,
+// normal and nonzero, so equal values have equal bits) as 0xffff.
 __device__ __forceinline__ u32 tr_eq_bf16x2(u32 w, u32 h2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     u32 e;
