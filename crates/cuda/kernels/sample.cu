@@ -1226,15 +1226,16 @@ template <int N> __device__ __forceinline__ u32 tr_pick_lead(const uint4 (&lw)[N
 // compare two values an instruction (set.ge.u32.bf16x2), 32 lanes an
 // iteration with four loads issued together and two sums; other dtypes as
 // 0. 2: the order keys, 32 lanes an iteration with eight loads together and
-// two sums (every dtype; a timing knob). The same counts, so the same pilot
-// and tokens. Measured on an H100 (docs/cuda-notes.md, run 59): the pilot's
+// two sums (every dtype; a timing knob). 3: 1 on bf16 rows, 2 on the others
+// (not yet checked on a device). The same counts, so the same pilot and
+// tokens. Measured on an H100 (docs/cuda-notes.md, run 59): the pilot's
 // stretch 5.3k -> 1.9k cycles at B = 1; queued, top-k 50 (+ top-p 0.9) on
 // bf16 rows 1.4-1.9 us faster at B = 1 to 256; 2 took 0.9-1.4 us off bf16
 // rows and 1.2-1.7 off f32 and f16 rows at B = 256.
 #ifndef TR_FUSED_PILOT_X2
 #define TR_FUSED_PILOT_X2 1
 #endif
-#if TR_FUSED_PILOT_X2 == 1
+#if TR_FUSED_PILOT_X2 == 1 || TR_FUSED_PILOT_X2 == 3
 // 0xffff in each 16-bit half of w whose bf16 value is >= that half of h2
 // (neither a NaN here), 0 in the others.
 __device__ __forceinline__ u32 tr_ge_bf16x2(u32 w, u32 h2) {
@@ -2486,7 +2487,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
                 }
             }
         }
-#if TR_FUSED_PILOT_X2 == 1
+#if TR_FUSED_PILOT_X2 == 1 || TR_FUSED_PILOT_X2 == 3
         if (DT == 1) {
             // The lanes' largest values as bf16 (-inf for none, which reaches
             // no finite value), counted two a compare: the same counts as the
@@ -2503,7 +2504,7 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
         __syncthreads();
         if (best != 0) {
             u32 ge = 0;
-#if TR_FUSED_PILOT_X2 == 1
+#if TR_FUSED_PILOT_X2 == 1 || TR_FUSED_PILOT_X2 == 3
             if (DT == 1) {
                 // 32 lanes' values an iteration (blockDim.x is a multiple of
                 // 32), four 16-byte loads issued together, two sums: each a
@@ -2525,7 +2526,8 @@ __device__ void tr_scan_topk(const typename Elem<DT>::T* row, bool al, u32 vocab
                 const u32 acc = a0 + a1;
                 ge = (acc & 0xffffu) + (acc >> 16);
             } else
-#elif TR_FUSED_PILOT_X2 == 2
+#endif
+#if TR_FUSED_PILOT_X2 == 2 || TR_FUSED_PILOT_X2 == 3
             if (true) {
                 // The order keys as by default, 32 lanes an iteration (eight
                 // 16-byte loads issued together) into two sums.

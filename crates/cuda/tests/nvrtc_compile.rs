@@ -134,8 +134,9 @@ fn precompiled_builds_match_their_own_compilation() {
 /// pending finish's arguments copied, `TR_PEND_ARGS_COPY=1`), the fused
 /// scan's pilot count as it was before run 59, one order key a compare into
 /// one running count (`TR_FUSED_PILOT_X2=0`, alone and with the phase
-/// clock), and its order keys counted in rounds of 32 lanes for every dtype
-/// (`TR_FUSED_PILOT_X2=2`), the phase
+/// clock), its order keys counted in rounds of 32 lanes for every dtype
+/// (`TR_FUSED_PILOT_X2=2`) and for f32/f16 rows beside the bf16 pairs
+/// (`TR_FUSED_PILOT_X2=3`), the phase
 /// clock (`TR_PHASE_PRINT=1`), the
 /// select's profiling build (`TR_TOPP_SELECT_TWICE=1`) and the pending
 /// finish's (`TR_PEND_FINISH_TWICE=1`, with the phase clock and the direct
@@ -217,6 +218,7 @@ fn control_shapes_compile_cleanly_with_nvrtc() {
         "TR_PEND_LOCAL=1",
         "TR_FUSED_PILOT_X2=0",
         "TR_FUSED_PILOT_X2=2",
+        "TR_FUSED_PILOT_X2=3",
     ] {
         let defines = [knob.to_string()];
         control_shape_compiles(&defines);
